@@ -1,0 +1,107 @@
+"""Crash-safe file output: everything is written to a temporary file and renamed.
+
+A job killed mid-way therefore never leaves a truncated file at its output path, and a
+rerun simply recomputes it (the guide's "nothing half-written is left behind").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import pandas as pd
+
+#: Result-table columns whose values are wall-clock measurements. They are the only
+#: columns allowed to differ between two runs of the same config.
+TIMING_SUFFIX = "_seconds"
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix or ".tmp",
+                               dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write ``obj`` as sorted, indented JSON atomically (stable bytes for equal content)."""
+    write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _json_default(obj: Any) -> Any:
+    import numpy as np
+
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"cannot serialise {type(obj).__name__} to JSON")
+
+
+def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write a result table as CSV atomically, with a fixed float format (byte-stable)."""
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
+
+
+def write_markdown(df: pd.DataFrame, path: str | os.PathLike, title: str | None = None,
+                   floatfmt: str = ".4g") -> None:
+    """Write a table as GitHub Markdown atomically (no ``tabulate`` dependency)."""
+    write_text(path, markdown_table(df, title=title, floatfmt=floatfmt))
+
+
+def markdown_table(df: pd.DataFrame, title: str | None = None, floatfmt: str = ".4g") -> str:
+    def fmt(v: Any) -> str:
+        if isinstance(v, float):
+            return format(v, floatfmt)
+        return str(v)
+
+    lines = []
+    if title:
+        lines += [f"# {title}", ""]
+    cols = [str(c) for c in df.columns]
+    lines.append("| " + " | ".join(cols) + " |")
+    lines.append("|" + "|".join("---" for _ in cols) + "|")
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(fmt(v) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write a DataFrame as Parquet atomically."""
+    with atomic_path(path) as tmp:
+        df.to_parquet(tmp, index=False)
+
+
+def drop_timing(df: pd.DataFrame) -> pd.DataFrame:
+    """The table without its wall-clock columns (what must be identical across runs)."""
+    return df[[c for c in df.columns if not str(c).endswith(TIMING_SUFFIX)]]

@@ -1,0 +1,167 @@
+"""The workflow end to end (issues 2 and 7): DAG, lint, bad input, determinism, resume.
+
+Every run happens in a scratch directory on the offline mirror with the smoke config.
+"""
+
+import gzip
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from workflow_helpers import (REPO, SMOKE, mirror_dir, partial_files, result_tables,
+                              run_snakemake, snakemake_cmd, workflow_env)
+
+pytestmark = pytest.mark.slow
+
+
+def test_full_paper_dag_builds(tmp_path):
+    proc = run_snakemake(tmp_path, "-n", "--quiet", "rules", configfile=REPO / "config" / "config.yaml")
+    assert proc.returncode == 0, proc.stdout
+    for rule in ("fetch", "prepare", "results_index", "paper_vs_ours"):
+        assert rule in proc.stdout
+    assert not (tmp_path / "results").exists()
+
+
+def test_lint_is_clean(tmp_path):
+    proc = run_snakemake(tmp_path, "--lint", configfile=REPO / "config" / "config.yaml")
+    assert proc.returncode == 0, proc.stdout
+    assert "Congratulations, your workflow is in a good condition!" in proc.stdout, proc.stdout
+
+
+# ---------------------------------------------------------------- bad input, end to end
+
+def _config_with(tmp_path, edit):
+    cfg = yaml.safe_load(SMOKE.read_text())
+    edit(cfg)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def _mirror_copy(tmp_path, skip=None, corrupt=None):
+    """A mirror of symlinks to the real one, minus ``skip``, with ``corrupt`` byte-flipped."""
+    src = mirror_dir()
+    dst = tmp_path / "mirror"
+    for p in src.rglob("*"):
+        if p.is_dir():
+            continue
+        rel = p.relative_to(src).as_posix()
+        out = dst / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if rel == skip:
+            continue
+        if rel == corrupt:
+            raw = bytearray(gzip.decompress(p.read_bytes()))
+            raw[len(raw) // 2] ^= 0x01
+            out.write_bytes(gzip.compress(bytes(raw)))
+        else:
+            out.symlink_to(p)
+    return dst
+
+
+def _bad_alpha(cfg):
+    cfg["jab"]["alpha"] = 1.5
+
+
+def _bad_dataset(cfg):
+    cfg["jab"]["datasets"] = ["communities", "boston_housing"]
+
+
+def _bad_trials(cfg):
+    cfg["jab"]["n_trials"] = -2
+
+
+def _bad_key(cfg):
+    cfg["knapsack"]["n_sedes"] = cfg["knapsack"].pop("n_seeds")
+
+
+@pytest.mark.parametrize("edit, fragments", [
+    (_bad_alpha, ["jab.alpha = 1.5", "strictly between 0 and 1", "bad.yaml"]),
+    (_bad_dataset, ["jab.datasets.1 = 'boston_housing'", "meps, blog, communities"]),
+    (_bad_trials, ["jab.n_trials = -2", "positive number of trials"]),
+    (_bad_key, ["'knapsack.n_sedes' (did you mean 'knapsack.n_seeds'?)"]),
+], ids=["alpha", "dataset", "trials", "misspelled-key"])
+def test_bad_config_stops_before_any_job(tmp_path, edit, fragments):
+    cfg = _config_with(tmp_path, edit)
+    proc = run_snakemake(tmp_path / "run", configfile=cfg)
+    assert proc.returncode != 0
+    for f in fragments:
+        assert f in proc.stdout, proc.stdout
+    assert "Traceback" not in proc.stdout, proc.stdout
+    assert not (tmp_path / "run" / "results").exists()
+    assert not (tmp_path / "run" / "resources" / "raw").exists()
+
+
+@pytest.mark.parametrize("case", ["missing", "flipped"])
+def test_bad_mirror_stops_before_any_job(tmp_path, case):
+    target = "uci_binary/sonar.all-data.gz"
+    mirror = _mirror_copy(tmp_path, **({"skip": target} if case == "missing" else {"corrupt": target}))
+    proc = run_snakemake(tmp_path / "run", mirror=mirror)
+    assert proc.returncode != 0
+    assert "sonar.all-data" in proc.stdout, proc.stdout
+    if case == "flipped":
+        assert "sha256" in proc.stdout, proc.stdout
+    assert "Traceback" not in proc.stdout, proc.stdout
+    assert not (tmp_path / "run" / "results").exists()
+    assert not list((tmp_path / "run").rglob("sonar.all-data"))
+
+
+# ---------------------------------------------------------------- determinism and resume
+
+@pytest.fixture(scope="module")
+def smoke_cores2(tmp_path_factory):
+    work = tmp_path_factory.mktemp("smoke-cores2")
+    start = time.perf_counter()
+    proc = run_snakemake(work, cores=2)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    print(f"smoke run (--cores 2) took {time.perf_counter() - start:.1f} s")
+    return work
+
+
+def test_smoke_run_produces_every_output(smoke_cores2):
+    proc = run_snakemake(smoke_cores2, "-n", cores=2)
+    assert "Nothing to be done" in proc.stdout, proc.stdout
+    for name in ("README.md", "paper_vs_ours.md"):
+        assert (smoke_cores2 / "results" / name).stat().st_size > 0
+    assert not partial_files(smoke_cores2)
+
+
+def test_cores_do_not_change_results(smoke_cores2, tmp_path):
+    proc = run_snakemake(tmp_path, cores=1)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    a, b = result_tables(smoke_cores2), result_tables(tmp_path)
+    assert a.keys() == b.keys()
+    assert len(a) > 5
+    different = [k for k in a if a[k] != b[k]]
+    assert not different, different
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_killed_run_resumes_to_identical_results(smoke_cores2, tmp_path, sig):
+    work = tmp_path / "run"
+    work.mkdir()
+    proc = subprocess.Popen(snakemake_cmd(work, cores=2), env=workflow_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    # Kill once the data stage is done and experiment jobs are running.
+    deadline = time.time() + 600
+    while time.time() < deadline and proc.poll() is None:
+        if len(list((work / "results" / "data").glob("*.parquet"))) >= 2:
+            break
+        time.sleep(0.5)
+    time.sleep(3)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    os.killpg(proc.pid, sig)
+    proc.wait(timeout=120)
+    assert not partial_files(work)
+    assert not (work / "results" / "README.md").exists()
+    rerun = run_snakemake(work, cores=2)
+    assert rerun.returncode == 0, rerun.stdout[-5000:]
+    assert not partial_files(work)
+    assert result_tables(work) == result_tables(smoke_cores2)

@@ -1,0 +1,89 @@
+"""Running the Snakemake workflow from tests: in a scratch directory, on the offline mirror."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ensemble_repro.io import drop_timing
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEFILE = REPO / "Snakefile"
+SMOKE = REPO / "config" / "smoke.yaml"
+DEFAULT_PROFILE = REPO / "workflow" / "profiles" / "default"
+
+
+def mirror_dir() -> Path:
+    """The offline mirror: $ENSEMBLE_REPRO_MIRROR, else ../shared/data beside the checkout."""
+    env = os.environ.get("ENSEMBLE_REPRO_MIRROR")
+    return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+def snakemake_cmd(workdir: Path, *args: str, configfile: Path = SMOKE, cores: int = 2,
+                  profile: Path | None = DEFAULT_PROFILE) -> list[str]:
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE),
+           "--directory", str(workdir), "--configfile", str(configfile), "--cores", str(cores)]
+    if profile is not None:
+        cmd += ["--workflow-profile", str(profile)]
+    return cmd + list(args)
+
+
+def workflow_env(mirror: Path | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["ENSEMBLE_REPRO_MIRROR"] = str(mirror or mirror_dir())
+    return env
+
+
+def run_snakemake(workdir: Path, *args: str, mirror: Path | None = None, timeout: float = 1500,
+                  **kw) -> subprocess.CompletedProcess:
+    """Run snakemake in ``workdir`` and return the finished process (stdout+stderr merged)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(snakemake_cmd(workdir, *args, **kw), env=workflow_env(mirror),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=timeout)
+
+
+def result_tables(workdir: Path) -> dict[str, bytes]:
+    """Every result table (CSV without its timing columns) and provenance sidecar, as bytes."""
+    root = Path(workdir) / "results"
+    out: dict[str, bytes] = {}
+    for p in sorted(root.rglob("*.csv")):
+        if "benchmarks" in p.relative_to(root).parts:
+            continue
+        df = drop_timing(pd.read_csv(p))
+        out[p.relative_to(root).as_posix()] = df.to_csv(index=False).encode()
+    for p in sorted(root.rglob("*.provenance.json")):
+        out[p.relative_to(root).as_posix()] = p.read_bytes()
+    return out
+
+
+def partial_files(workdir: Path) -> list[str]:
+    """Files under results/ that are temp leftovers or do not parse completely."""
+    import json
+
+    bad = []
+    for p in sorted((Path(workdir) / "results").rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(workdir).as_posix()
+        if p.name.startswith(".") and p.name != ".snakemake_timestamp":
+            bad.append(rel + " (temp file)")
+            continue
+        try:
+            if p.suffix == ".csv":
+                pd.read_csv(p)
+            elif p.suffix == ".parquet":
+                pd.read_parquet(p)
+            elif p.suffix == ".json":
+                json.loads(p.read_text())
+            elif p.suffix == ".png":
+                assert b"IEND" in p.read_bytes()[-12:], "PNG without its end chunk"
+            elif p.suffix == ".pdf":
+                assert b"%%EOF" in p.read_bytes()[-64:], "PDF without %%EOF"
+        except Exception as exc:  # noqa: BLE001 - any parse failure is a partial file
+            bad.append(f"{rel} ({type(exc).__name__})")
+    return bad

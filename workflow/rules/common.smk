@@ -1,0 +1,80 @@
+# Helpers shared by the rule files: config validation at start, data availability, target lists.
+# No rules here. Library code (numerics, I/O) lives in src/ensemble_repro/.
+
+import os
+import re
+
+from snakemake.exceptions import WorkflowError
+
+from ensemble_repro.config import ConfigError, validate_config
+from ensemble_repro.data import DataError, preflight, prepared_names_for
+
+# Conda environment used by every rule (`--sdm conda`); path relative to this directory.
+ENV = "../../envs/ensemble-repro.yaml"
+SCHEMA = "../schemas/config.schema.yaml"
+
+
+def _config_source():
+    files = list(workflow.overwrite_configfiles or workflow.configfiles)
+    return ", ".join(str(f) for f in files) or "config/config.yaml"
+
+
+# Environment override of the mirror directory (the Makefile's MIRROR= sets it).
+if os.environ.get("ENSEMBLE_REPRO_MIRROR"):
+    config["data"]["mirror"] = os.environ["ENSEMBLE_REPRO_MIRROR"]
+
+try:
+    validate_config(config, workflow.source_path(SCHEMA), source=_config_source())
+except ConfigError as err:
+    raise WorkflowError(str(err)) from None
+validate(config, SCHEMA)
+
+
+def experiment_on(name):
+    return bool(config["experiments"][name])
+
+
+def wanted_datasets():
+    """Prepared data sets the enabled experiments need (names of ensemble_repro.data.load)."""
+    names = []
+    if experiment_on("jab"):
+        names += config["jab"]["datasets"]
+    if experiment_on("qwyc"):
+        names += config["qwyc"]["datasets"]
+    if experiment_on("knapsack"):
+        names += config["knapsack"]["datasets"]
+    return prepared_names_for(names)
+
+
+# Checks every raw file the run needs before any job starts: mirror files present and intact,
+# MEPS available or reported (left out of the DAG with a warning unless data.require_all).
+try:
+    DATA = preflight(config["data"], wanted_datasets(), raw_dir="resources/raw")
+except DataError as err:
+    raise WorkflowError(str(err)) from None
+for _msg in DATA.warnings:
+    logger.warning(_msg)
+
+
+def available(names):
+    """The subset of prepared data-set names that can be built in this run."""
+    return [n for n in names if n in DATA.available]
+
+
+def prepared(name):
+    return f"results/data/{name}.parquet"
+
+
+def prepared_meta(name):
+    return f"results/data/{name}.json"
+
+
+def regex_choice(values):
+    """A wildcard constraint accepting exactly these values."""
+    return "|".join(re.escape(str(v)) for v in values)
+
+
+def all_targets(wildcards):
+    targets = [prepared(n) for n in DATA.available]
+    targets += jab_targets() + qwyc_targets() + knapsack_targets() + report_targets()
+    return targets
