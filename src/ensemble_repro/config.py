@@ -95,3 +95,16 @@ def _check_semantics(config: Mapping[str, Any], source: str) -> None:
             f"Invalid configuration:\n  - config value jab.timing_m_ratio = {jab['timing_m_ratio']!r} "
             f"is not one of jab.main.m_ratios {jab['main']['m_ratios']}; the wall-clock tables are "
             f"read off the main grid. Fix it in {source}.")
+
+
+#: Environment variable that overrides ``data.mirror`` (the Makefile's ``MIRROR=`` sets it).
+MIRROR_ENV = "ENSEMBLE_REPRO_MIRROR"
+
+
+def apply_env_overrides(config: dict) -> dict:
+    """Set ``data.mirror`` from ``$ENSEMBLE_REPRO_MIRROR`` when that is set and non-empty."""
+    import os
+
+    if os.environ.get(MIRROR_ENV):
+        config.setdefault("data", {})["mirror"] = os.environ[MIRROR_ENV]
+    return config

@@ -1,12 +1,11 @@
-# Helpers shared by the rule files: config validation at start, data availability, target lists.
-# No rules here. Library code (numerics, I/O) lives in src/ensemble_repro/.
+# Shared helpers of the workflow: config validation at start, data availability, target lists
+# and input functions. Library code (numerics, I/O) lives in src/ensemble_repro/.
 
-import os
 import re
 
 from snakemake.exceptions import WorkflowError
 
-from ensemble_repro.config import ConfigError, validate_config
+from ensemble_repro.config import ConfigError, apply_env_overrides, validate_config
 from ensemble_repro.data import DataError, preflight, prepared_names_for
 
 # Conda environment used by every rule (`--sdm conda`); path relative to this directory.
@@ -19,9 +18,8 @@ def _config_source():
     return ", ".join(str(f) for f in files) or "config/config.yaml"
 
 
-# Environment override of the mirror directory (the Makefile's MIRROR= sets it).
-if os.environ.get("ENSEMBLE_REPRO_MIRROR"):
-    config["data"]["mirror"] = os.environ["ENSEMBLE_REPRO_MIRROR"]
+# $ENSEMBLE_REPRO_MIRROR overrides data.mirror (the Makefile's MIRROR= sets it).
+apply_env_overrides(config)
 
 try:
     validate_config(config, workflow.source_path(SCHEMA), source=_config_source())
@@ -78,3 +76,29 @@ def all_targets(wildcards):
     targets = [prepared(n) for n in DATA.available]
     targets += jab_targets() + qwyc_targets() + knapsack_targets() + report_targets()
     return targets
+
+
+# ---- report stage (report.smk)
+
+
+def paper_vs_ours_files():
+    return {
+        p: f"results/{p}/paper_vs_ours.md"
+        for p in ("jab", "qwyc", "knapsack")
+        if experiment_on(p)
+    }
+
+
+def report_targets():
+    return ["results/paper_vs_ours.md", "results/README.md"]
+
+
+def output_catalogue():
+    """Every rule output pattern with its report caption (read by the results index)."""
+    rows = []
+    for r in workflow.rules:
+        for f in r.output:
+            rep = f.flags.get("report")
+            caption = rep.caption.get_path_or_uri(secret_free=True) if rep and rep.caption else None
+            rows.append({"rule": r.name, "pattern": str(f), "caption": caption})
+    return rows

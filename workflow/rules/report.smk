@@ -3,29 +3,6 @@
 # collects every output declared with report(...) across the rule files.
 
 
-def paper_vs_ours_files():
-    return {
-        p: f"results/{p}/paper_vs_ours.md"
-        for p in ("jab", "qwyc", "knapsack")
-        if experiment_on(p)
-    }
-
-
-def report_targets():
-    return ["results/paper_vs_ours.md", "results/README.md"]
-
-
-def output_catalogue():
-    """Every rule output pattern with its report caption (read by the results index)."""
-    rows = []
-    for r in workflow.rules:
-        for f in r.output:
-            rep = f.flags.get("report")
-            caption = rep.caption.get_path_or_uri(secret_free=True) if rep and rep.caption else None
-            rows.append({"rule": r.name, "pattern": str(f), "caption": caption})
-    return rows
-
-
 rule paper_vs_ours:
     """All three papers' claims next to the measured numbers, in one file."""
     input:

@@ -1,0 +1,180 @@
+"""preflight: mirror completeness and integrity, verification cache, MEPS availability."""
+
+import gzip
+import json
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from ensemble_repro.data import DataError, preflight
+from ensemble_repro.data.fetch import XPORT_MAGIC
+from ensemble_repro.data.registry import RAW_FILES
+
+SONAR_SHA = RAW_FILES["uci_binary/sonar.all-data"].sha256
+NAMES = ["sonar", "banknote"]
+
+
+def _cfg(mirror, sources=("mirror",), base_url=None, require_all=False):
+    return {"mirror": None if mirror is None else str(mirror), "sources": list(sources),
+            "base_url": base_url, "timeout_seconds": 5, "retries": 1, "require_all": require_all}
+
+
+@pytest.fixture
+def small(mirror, tmp_path):
+    """A copy of the two mirror files sonar and banknote need, and a raw dir beside it."""
+    dst = tmp_path / "mirror" / "uci_binary"
+    dst.mkdir(parents=True)
+    for f in ("sonar.all-data.gz", "data_banknote_authentication.txt.gz"):
+        shutil.copy(mirror / "uci_binary" / f, dst / f)
+    return tmp_path / "mirror", str(tmp_path / "resources" / "raw")
+
+
+def test_complete_mirror_passes_and_is_cached(small):
+    mirror, raw_dir = small
+    plan = preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
+    assert plan.available == NAMES and plan.warnings == []
+    cache = json.loads((mirror.parent / "resources" / ".mirror-verified.json").read_text())
+    entry = cache[str((mirror / "uci_binary" / "sonar.all-data.gz").resolve())]
+    assert entry["sha256"] == SONAR_SHA
+    # A cache hit is trusted (same path, size, mtime): a planted value shows it is used ...
+    path = mirror.parent / "resources" / ".mirror-verified.json"
+    entry["sha256"] = "0" * 64
+    path.write_text(json.dumps(cache))
+    with pytest.raises(DataError, match="0{64}"):
+        preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
+    # ... and a changed file (new size/mtime) is verified again.
+    f = mirror / "uci_binary" / "sonar.all-data.gz"
+    f.write_bytes(gzip.compress(gzip.decompress(f.read_bytes()), mtime=0))
+    assert preflight(_cfg(mirror), NAMES, raw_dir=raw_dir).available == NAMES
+
+
+def test_plan_names_and_raw_paths(small):
+    plan = preflight(_cfg(small[0]), ["sonar"], raw_dir=small[1])
+    assert plan.raw_paths("spambase", "resources/raw") == [
+        "resources/raw/uci_binary/spambase.data", "resources/raw/uci_binary/spambase.names"]
+    assert plan.raw_paths("adult_test") == ["resources/raw/adult/adult.data",
+                                             "resources/raw/adult/adult.test"]
+    assert "meps" in plan.all_names and "adult_train" in plan.all_names
+    assert set(plan.all_groups) == {"communities_and_crime", "blogfeedback", "adult", "nomao",
+                                    "uci_binary", "meps_2016"}
+    assert "h192.ssp" in plan.all_filenames and "communities.names" in plan.all_filenames
+
+
+def test_missing_mirror_file(small):
+    mirror, raw_dir = small
+    (mirror / "uci_binary" / "sonar.all-data.gz").unlink()
+    with pytest.raises(DataError) as err:
+        preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
+    msg = str(err.value)
+    for fragment in ("sonar.all-data.gz is missing", "data set sonar", "re-copy",
+                     "data.mirror", "remove 'mirror' from data.sources"):
+        assert fragment in msg, msg
+    assert "\n" not in msg
+
+
+@pytest.mark.parametrize("case", ["flipped", "truncated"])
+def test_corrupt_mirror_file(small, case):
+    mirror, raw_dir = small
+    f = mirror / "uci_binary" / "sonar.all-data.gz"
+    if case == "flipped":
+        raw = bytearray(gzip.decompress(f.read_bytes()))
+        raw[1000] ^= 0x01
+        f.write_bytes(gzip.compress(bytes(raw)))
+    else:
+        f.write_bytes(f.read_bytes()[:-20])
+    with pytest.raises(DataError) as err:
+        preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
+    msg = str(err.value)
+    assert "sonar.all-data.gz is corrupt" in msg and "re-copy" in msg, msg
+    if case == "flipped":
+        assert f"expected {SONAR_SHA}" in msg and "decompressed content is " in msg, msg
+    else:
+        assert "not a complete gzip file" in msg, msg
+    assert not (mirror.parent / "resources" / "raw").exists()
+
+
+def test_mirror_that_is_not_a_directory(tmp_path):
+    with pytest.raises(DataError, match="is not a directory"):
+        preflight(_cfg(tmp_path / "nowhere"), NAMES, raw_dir=str(tmp_path / "raw"))
+
+
+def test_raw_file_already_present_needs_no_source(small, mirror):
+    _, raw_dir = small
+    for key in ("uci_binary/sonar.all-data", "uci_binary/data_banknote_authentication.txt"):
+        dst = small[0].parent / "resources" / "raw" / key
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes(gzip.decompress((mirror / f"{key}.gz").read_bytes()))
+    assert preflight(_cfg(None), NAMES, raw_dir=raw_dir).available == NAMES
+    dst.write_bytes(dst.read_bytes() + b"\n")
+    with pytest.raises(DataError, match=r"data_banknote_authentication.txt is corrupt: .*Delete it"):
+        preflight(_cfg(None), NAMES, raw_dir=raw_dir)
+
+
+def test_no_source_at_all(tmp_path):
+    with pytest.raises(DataError, match=r"No source can supply uci_binary/sonar.all-data.*data.mirror is not set"):
+        preflight(_cfg(None), ["sonar"], raw_dir=str(tmp_path / "raw"))
+
+
+def test_meps_absent_is_a_warning(small):
+    mirror, raw_dir = small
+    plan = preflight(_cfg(mirror), ["meps", "sonar"], raw_dir=raw_dir)
+    assert plan.available == ["sonar"]
+    (msg,) = plan.warnings
+    for fragment in ("https://meps.ahrq.gov/mepsweb/data_files/pufs/h192ssp.zip",
+                     f"{mirror}/meps_2016/h192ssp.zip", f"{raw_dir}/meps_2016/h192.ssp",
+                     "MEPS panels are skipped", "data.require_all: true"):
+        assert fragment in msg, msg
+
+
+def test_meps_absent_with_require_all_is_an_error(small):
+    mirror, raw_dir = small
+    with pytest.raises(DataError, match=r"require_all is true.*h192ssp.zip"):
+        preflight(_cfg(mirror, require_all=True), ["meps", "sonar"], raw_dir=raw_dir)
+
+
+@pytest.mark.parametrize("name", ["h192ssp.zip", "h192.ssp", "h192.ssp.gz"])
+def test_meps_in_mirror_is_available(small, name):
+    mirror, raw_dir = small
+    (mirror / "meps_2016").mkdir()
+    (mirror / "meps_2016" / name).write_bytes(b"x")
+    assert preflight(_cfg(mirror), ["meps"], raw_dir=raw_dir).available == ["meps"]
+
+
+def test_meps_in_raw_dir_must_be_xport(small):
+    mirror, raw_dir = small
+    local = mirror.parent / "resources" / "raw" / "meps_2016" / "h192.ssp"
+    local.parent.mkdir(parents=True)
+    local.write_bytes(XPORT_MAGIC + b"rest")
+    assert preflight(_cfg(None), ["meps"], raw_dir=raw_dir).available == ["meps"]
+    local.write_bytes(b"<html>not found</html>")
+    with pytest.raises(DataError, match="not a SAS XPORT file"):
+        preflight(_cfg(None), ["meps"], raw_dir=raw_dir)
+
+
+def test_meps_url_is_probed_with_head(tmp_path):
+    heads = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_HEAD(self):
+            heads.append(self.path)
+            self.send_response(200 if self.path.endswith("h192ssp.zip") else 404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        plan = preflight(_cfg(None, sources=["url"], base_url=url), ["meps"], raw_dir=str(tmp_path))
+        assert plan.available == ["meps"] and plan.warnings == []
+        assert heads == ["/mepsweb/data_files/pufs/h192ssp.zip"]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    plan = preflight(_cfg(None, sources=["url"], base_url=url), ["meps"], raw_dir=str(tmp_path))
+    assert plan.available == [] and len(plan.warnings) == 1
+    assert not list(tmp_path.rglob("*.ssp"))
