@@ -1,0 +1,280 @@
+"""Experiment cells of the knapsack paper (Hajdu et al. 2020); each returns tidy tables.
+
+The workflow scripts call these; figures are in :mod:`.knapsack_plots`. ``cfg`` is the
+``knapsack:`` config section.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..knapsack import (STRATEGIES, exhaustive, greedy_forward, majority_vote_accuracy,
+                        monte_carlo, simulated_annealing, stochastic_search, stopping_rule)
+from ..knapsack.pools import empirical_vote_accuracy
+
+SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
+_TOL = 1e-12
+
+
+def settings(cfg: dict) -> dict:
+    """The [I] switches and parameters that shape every knapsack result (for provenance)."""
+    keys = ("cost", "majority", "beta_fit", "size_estimate", "stop_rule", "tail_law", "STOP",
+            "MAXSTEP", "sa", "stochastic_evaluate", "mc_sampler", "greedy_step",
+            "exhaustive_max_n", "split")
+    return {k: cfg[k] for k in keys}
+
+
+def _even(cfg):
+    return "strict" if cfg["majority"] == "strict" else "drop_min"
+
+
+def search_options(name: str, cfg: dict) -> dict:
+    """Keyword options of one search strategy from the config."""
+    base = {"even": _even(cfg), "maxstep": cfg["MAXSTEP"]}
+    if name == "simulated_annealing":
+        sa = cfg["sa"]
+        return {**base, "init": sa["init"], "rho": sa["rho"], "accept0": sa["accept0"],
+                "tmin_ratio": sa["tmin_ratio"], "moves_per_temp": sa["moves_per_temp"],
+                "probe_moves": sa["probe_moves"]}
+    if name == "stochastic_search":
+        return {**base, "evaluate": cfg["stochastic_evaluate"]}
+    return {**base, "sampler": cfg["mc_sampler"]}
+
+
+def worked_example() -> pd.DataFrame:
+    """Section II example: p = (0.510, 0.505 x 4); q of the first 1, 3, 5 members; greedy forward."""
+    p = np.array([0.510, 0.505, 0.505, 0.505, 0.505])
+    rows = [{"quantity": f"q{k}(I{k})", "paper": paper, "ours": round(majority_vote_accuracy(p[:k]), 6)}
+            for k, paper in ((1, 0.5100), (3, 0.5100), (5, 0.5112))]
+    rows.append({"quantity": "greedy forward ensemble size", "paper": 1.0,
+                 "ours": float(len(greedy_forward(p, np.ones(5), 5.0, key="accuracy").members))})
+    rows.append({"quantity": "exhaustive optimum size", "paper": 5.0,
+                 "ours": float(len(exhaustive(p, np.ones(5), 5.0).members))})
+    out = pd.DataFrame(rows)
+    out["holds"] = np.isclose(out["ours"].round(4), out["paper"], atol=5e-5)
+    return out
+
+
+def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Section III: D1 = (1 − β, T), D2..Dn = (1/2 + ε, T/n); does a search find the optimum?
+
+    Monte Carlo gets the evaluations SA used in the same seed (matched budget). Returns the
+    per-run table and the success rate within each evaluation checkpoint.
+    """
+    adv = cfg["adversarial"]
+    n, beta, eps = adv["n"], adv["beta"], adv["eps"]
+    p = np.array([1 - beta] + [0.5 + eps] * (n - 1))
+    t = np.array([1.0] + [1.0 / n] * (n - 1))
+    opt = exhaustive(p, t, 1.0).accuracy
+    runs = []
+    for k in range(adv["n_seeds"]):
+        s = seed + k
+        sa = simulated_annealing(p, t, 1.0, seed=s, **search_options("simulated_annealing", cfg))
+        results = {"simulated_annealing": sa}
+        for name in ("monte_carlo", "stochastic_search"):
+            opts = {**search_options(name, cfg), "maxstep": sa.evaluations}
+            results[name] = STRATEGIES[name](p, t, 1.0, seed=s, **opts)
+        for name, res in results.items():
+            hit = res.trace[res.trace[:, 1] >= opt - _TOL]
+            runs.append({"strategy": name, "seed": s, "evaluations": res.evaluations,
+                         "accuracy": res.accuracy, "optimum": opt,
+                         "found_optimum": bool(hit.size),
+                         "evaluations_to_optimum": int(hit[0, 0]) if hit.size else -1})
+    runs = pd.DataFrame(runs)
+    rates = []
+    for name, grp in runs.groupby("strategy", sort=True):
+        reached = grp["evaluations_to_optimum"].to_numpy()
+        for cp in list(adv["checkpoints"]) + ["all"]:
+            ok = reached > 0 if cp == "all" else (reached > 0) & (reached <= cp)
+            rates.append({"strategy": name, "within_evaluations": str(cp),
+                          "success_rate": float(ok.mean()), "runs": len(grp)})
+    return runs, pd.DataFrame(rates)
+
+
+def synthetic_pool(size: int, a: float, b: float, seed: int) -> pd.DataFrame:
+    """A leaderboard-like pool: p ~ Beta(a, b), unit costs (Kaggle has no costs, spec §5.2)."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"member": [f"m{i:03d}" for i in range(size)],
+                         "p": rng.beta(a, b, size), "cost": np.ones(size)})
+
+
+def pool_costs(pool: pd.DataFrame, cost: str) -> np.ndarray:
+    """Costs used for selection, normalised to sum 1: FLOP model (deterministic) or wall time."""
+    col = {"flops": "flops", "measured": "train_seconds"}[cost]
+    t = pool[col].to_numpy(dtype=float)
+    return t / t.sum()
+
+
+def _run_row(name, variant, res, seconds, opt, correct):
+    row = {"strategy": name, "variant": variant, "accuracy": res.accuracy,
+           "optimum": opt, "gap": opt - res.accuracy if np.isfinite(opt) else np.nan,
+           "reached_optimum": bool(np.isfinite(opt) and res.accuracy >= opt - _TOL),
+           "evaluations": res.evaluations, "best_at": res.best_at, "stopped_by": res.stopped_by,
+           "n_members": len(res.members), "cost": res.cost,
+           "members": " ".join(map(str, res.members)), "wall_seconds": seconds}
+    row["empirical_accuracy"] = (empirical_vote_accuracy(correct, res.members)
+                                 if correct is not None else np.nan)
+    return row
+
+
+def _timed(fn, *args, **kw):
+    start = time.perf_counter()
+    res = fn(*args, **kw)
+    return res, time.perf_counter() - start
+
+
+def selection_cell(p, t, budget_fraction: float, cfg: dict, seeds, correct=None):
+    """All strategies on one pool and budget T = fraction × Σt (spec §5.2).
+
+    Searches run per seed without and with the stopping rule. Returns (runs, traces): one
+    row per run, and the best-so-far curve of every search run.
+    """
+    p, t = np.asarray(p, float), np.asarray(t, float)
+    budget = max(budget_fraction * t.sum(), t.min())
+    if p.size <= cfg["exhaustive_max_n"]:
+        ex, secs = _timed(exhaustive, p, t, budget)
+        opt = ex.accuracy
+        rows = [_run_row("exhaustive", "", ex, secs, opt, correct)]
+    else:
+        opt, rows = np.nan, []
+    for name in ("greedy_forward", "greedy_backward"):
+        for key in ("accuracy", "usefulness"):
+            kw = {"key": key, "even": _even(cfg)}
+            if name == "greedy_forward":
+                kw["step"] = cfg["greedy_step"]
+            res, secs = _timed(STRATEGIES[name], p, t, budget, **kw)
+            rows.append(_run_row(name, key, res, secs, opt, correct))
+    rules = ["none"] + ([cfg["stop_rule"]] if cfg["stop_rule"] != "none" else [])
+    rule_objs = {r: stopping_rule(p, t, budget, rule=r, STOP=cfg["STOP"], beta_fit=cfg["beta_fit"],
+                                  size_estimate=cfg["size_estimate"], tail_law=cfg["tail_law"])
+                 for r in rules if r != "none"}
+    traces = []
+    for name in SEARCHES:
+        for r in rules:
+            for s in seeds:
+                res, secs = _timed(STRATEGIES[name], p, t, budget, seed=int(s),
+                                   stop=rule_objs.get(r), **search_options(name, cfg))
+                row = _run_row(name, f"stop={r}", res, secs, opt, correct)
+                row["seed"] = int(s)
+                rows.append(row)
+                traces.append(pd.DataFrame({"strategy": name, "stop_rule": r, "seed": int(s),
+                                            "evaluation": res.trace[:, 0].astype(int),
+                                            "best": res.trace[:, 1]}))
+    runs = pd.DataFrame(rows)
+    runs.insert(0, "budget_fraction", budget_fraction)
+    for r, obj in rule_objs.items():
+        runs.loc[runs["variant"] == f"stop={r}", "rule_threshold"] = obj.threshold
+        runs.loc[runs["variant"] == f"stop={r}", "ell_T"] = obj.ell_T
+    traces = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
+    traces.insert(0, "budget_fraction", budget_fraction)
+    return runs, traces
+
+
+def summarize(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean and spread over seeds per pool, budget, strategy and variant."""
+    g = runs.groupby(["pool", "budget_fraction", "strategy", "variant"], sort=True, dropna=False)
+    out = g.agg(runs=("accuracy", "size"), accuracy_mean=("accuracy", "mean"),
+                accuracy_sd=("accuracy", "std"), gap_mean=("gap", "mean"),
+                optimum_rate=("reached_optimum", "mean"), evaluations_mean=("evaluations", "mean"),
+                best_at_mean=("best_at", "mean"), empirical_accuracy_mean=("empirical_accuracy", "mean"),
+                wall_mean_seconds=("wall_seconds", "mean")).reset_index()
+    out["accuracy_sd"] = out["accuracy_sd"].fillna(0.0)
+    out["model_minus_empirical"] = out["accuracy_mean"] - out["empirical_accuracy_mean"]
+    return out
+
+
+def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
+    """Evaluations (and wall time) saved by the stopping rule, paired by seed."""
+    s = runs[runs["strategy"].isin(SEARCHES)]
+    free = s[s["variant"] == "stop=none"]
+    ruled = s[s["variant"] != "stop=none"]
+    keys = ["pool", "budget_fraction", "strategy", "seed"]
+    m = free.merge(ruled, on=keys, suffixes=("_free", "_rule"))
+    m["evaluations_saved"] = m["evaluations_free"] - m["evaluations_rule"]
+    m["saved_fraction"] = m["evaluations_saved"] / m["evaluations_free"]
+    m["accuracy_loss"] = m["accuracy_free"] - m["accuracy_rule"]
+    m["wall_saved_seconds"] = m["wall_seconds_free"] - m["wall_seconds_rule"]
+    out = m.groupby(["pool", "budget_fraction", "strategy", "variant_rule"], sort=True).agg(
+        runs=("seed", "size"), evaluations_free=("evaluations_free", "mean"),
+        evaluations_rule=("evaluations_rule", "mean"), evaluations_saved=("evaluations_saved", "mean"),
+        saved_fraction=("saved_fraction", "mean"), accuracy_loss_mean=("accuracy_loss", "mean"),
+        accuracy_loss_max=("accuracy_loss", "max"), stopped_by_rule=("stopped_by_rule",
+                                                                     lambda x: float(np.mean(x == "rule"))),
+        wall_saved_mean_seconds=("wall_saved_seconds", "mean")).reset_index()
+    return out.rename(columns={"variant_rule": "rule"})
+
+
+def select_pool(pool_name: str, cfg: dict, seed: int, inputs) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every budget of one pool: ``synthetic_n<size>`` or a UCI data set (pool + votes inputs)."""
+    from ..logs import Progress
+
+    seeds = range(seed, seed + cfg["n_seeds"])
+    if pool_name.startswith("synthetic_n"):
+        size = int(pool_name[len("synthetic_n"):])
+        syn = cfg["synthetic"]
+        pool = synthetic_pool(size, syn["beta_a"], syn["beta_b"], seed + size)
+        p, t, correct, budgets = pool["p"].to_numpy(), pool["cost"].to_numpy(), None, syn["budgets"]
+    else:
+        pool = pd.read_csv(inputs.pool)
+        correct = pd.read_parquet(inputs.votes)[list(pool["member"])]
+        p, t, budgets = pool["p"].to_numpy(), pool_costs(pool, cfg["cost"]), cfg["budgets"]
+    progress = Progress(len(budgets), f"knapsack selection {pool_name}")
+    runs, traces = [], []
+    for b in budgets:
+        r, tr = selection_cell(p, t, b, cfg, seeds, correct)
+        runs.append(r)
+        traces.append(tr)
+        progress.step(f"T={b:g}")
+    runs, traces = pd.concat(runs, ignore_index=True), pd.concat(traces, ignore_index=True)
+    runs.insert(0, "pool", pool_name)
+    traces.insert(0, "pool", pool_name)
+    return runs, traces
+
+
+def cost_model_check(pool_paths) -> pd.DataFrame:
+    """How well the deterministic FLOP cost ranks classifiers like their measured training time."""
+    from scipy.stats import spearmanr
+
+    rows = []
+    for path in pool_paths:
+        pool = pd.read_csv(path)
+        rows.append({"pool": str(path).rsplit("/", 1)[-1].removesuffix(".csv"), "members": len(pool),
+                     "flops_share_max": float(pool["flops"].max() / pool["flops"].sum()),
+                     "spearman_flops_vs_train_seconds": float(spearmanr(pool["flops"],
+                                                                        pool["train_seconds"])[0]),
+                     "total_train_seconds": float(pool["train_seconds"].sum())})
+    return pd.DataFrame(rows)
+
+
+def write_summary(cfg: dict, seed: int, inputs, outputs) -> None:
+    """Summary, savings and cost-model tables (CSV + Markdown), figures and paper_vs_ours.md."""
+    from ..io import write_csv, write_markdown, write_text
+    from ..provenance import write_provenance
+    from . import knapsack_plots as kp
+
+    runs = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in inputs.runs],
+                     ignore_index=True)
+    runs["variant"] = runs["variant"].fillna("")
+    summary, savings = summarize(runs), stopping_savings(runs)
+    tables = [(summary, outputs.summary, outputs.summary_md, "Selection strategies: mean over seeds"),
+              (savings, outputs.savings, outputs.savings_md, "Evaluations saved by the stopping rule")]
+    tables.append((cost_model_check(inputs.pools), outputs.costs, outputs.costs_md,
+                   "FLOP cost model vs measured training time"))
+    for table, csv, md, title in tables:
+        write_csv(table, csv)
+        write_markdown(table, md, title=title)
+        write_provenance(csv, config=settings(cfg), seed=seed)
+    for runs_path, traces_path, pdf, png in zip(inputs.runs, inputs.traces, outputs.convergence_pdf,
+                                                 outputs.convergence_png):
+        pool_runs = pd.read_csv(runs_path, keep_default_na=False, na_values=[""])
+        kp.convergence_figure(pd.read_parquet(traces_path), pool_runs, pool_runs["pool"].iloc[0],
+                              cfg["MAXSTEP"], pdf, png)
+    kp.savings_figure(savings, outputs.savings_pdf, outputs.savings_png)
+    kp.model_vs_empirical_figure(runs[runs["strategy"] != "exhaustive"], outputs.empirical_pdf,
+                                 outputs.empirical_png)
+    worked = pd.read_csv(inputs.worked)
+    rates = pd.read_csv(inputs.rates, dtype={"within_evaluations": str})
+    write_text(outputs.paper_vs_ours, kp.paper_vs_ours(worked, rates, summary, savings, settings(cfg)))

@@ -1,0 +1,159 @@
+"""Classifier pools for the UCI experiments (spec §5.2, substitute protocol [I]).
+
+About 30 scikit-learn classifiers per data set. p_i is the accuracy on a held-out selection
+split; the cost t_i is either the measured training wall time (the paper's choice, not
+reproducible run to run) or a deterministic count of the floating-point operations the fit
+performed, computed from the fitted model (``training_flops``), which follows training time
+across families and is identical on every run.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+from sklearn.ensemble import (AdaBoostClassifier, ExtraTreesClassifier, GradientBoostingClassifier,
+                              RandomForestClassifier)
+from sklearn.linear_model import LogisticRegression, RidgeClassifier, SGDClassifier
+from sklearn.model_selection import train_test_split
+from sklearn.naive_bayes import BernoulliNB, GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
+from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
+
+
+def classifier_pool(seed: int) -> dict[str, object]:
+    """The pool: 30 classifiers from 14 families with varied hyper-parameters (spec §5.2)."""
+    rs = int(seed)
+    pool = {
+        "gaussian_nb": GaussianNB(),
+        "bernoulli_nb": BernoulliNB(),
+        "lda": LinearDiscriminantAnalysis(),
+        "qda_shrunk": QuadraticDiscriminantAnalysis(solver="eigen", shrinkage="auto"),
+        "ridge": RidgeClassifier(),
+        "sgd_hinge": SGDClassifier(random_state=rs),
+        "linear_svm": LinearSVC(random_state=rs),
+    }
+    for k in (1, 3, 5, 15):
+        pool[f"knn_k{k}"] = KNeighborsClassifier(n_neighbors=k)
+    pool["knn_k15_distance"] = KNeighborsClassifier(n_neighbors=15, weights="distance")
+    for c in (0.01, 1, 100):
+        pool[f"logreg_C{c}"] = LogisticRegression(C=c, max_iter=1000)
+    for g in (0.1, 1, 10):
+        pool[f"rbf_svm_gamma{g}x"] = SVC(gamma="scale", C=1.0) if g == 1 else SVC(gamma=g, C=1.0)
+    for depth in (1, 3, 5, None):
+        pool[f"tree_depth{depth or 'full'}"] = DecisionTreeClassifier(max_depth=depth, random_state=rs)
+    for m in (10, 100):
+        pool[f"random_forest_{m}"] = RandomForestClassifier(n_estimators=m, random_state=rs)
+        pool[f"extra_trees_{m}"] = ExtraTreesClassifier(n_estimators=m, random_state=rs)
+    pool["adaboost_50"] = AdaBoostClassifier(n_estimators=50, random_state=rs)
+    pool["gbt_100"] = GradientBoostingClassifier(n_estimators=100, random_state=rs)
+    for sizes in ((10,), (50,), (100, 50)):
+        pool["mlp_" + "x".join(map(str, sizes))] = MLPClassifier(sizes, max_iter=300, random_state=rs)
+    return {name: make_pipeline(StandardScaler(), clf) for name, clf in pool.items()}
+
+
+def _tree_flops(tree, d_split: int) -> float:
+    """Sorting-based split search: each internal node scans its samples over its features."""
+    t = tree.tree_
+    inner = t.children_left >= 0
+    ns = t.n_node_samples[inner].astype(float)
+    return float(np.sum(ns * d_split * np.log2(np.maximum(ns, 2))))
+
+
+def training_flops(model, n: int, d: int) -> float:
+    """Deterministic training cost: floating-point operations of the fit, from the fitted model.
+
+    Per family: iterative linear models and MLPs count passes over the data (n_iter_ from the
+    fit), trees count split scans per node (actual fitted tree sizes), SVMs the kernel rows
+    of their support vectors, discriminant analyses and ridge their covariance solves.
+    """
+    clf = model[-1]
+    flops = 2.0 * n * d                                         # the StandardScaler
+    iters = float(np.max(getattr(clf, "n_iter_", None) or 1))
+    if isinstance(clf, (GaussianNB, BernoulliNB)):
+        flops += 4.0 * n * d
+    elif isinstance(clf, KNeighborsClassifier):
+        flops += n * d * np.log2(n)                             # index construction
+    elif isinstance(clf, (LogisticRegression, SGDClassifier, LinearSVC)):
+        flops += iters * 4.0 * n * d
+    elif isinstance(clf, (RidgeClassifier, LinearDiscriminantAnalysis)):
+        flops += 2.0 * n * d * d + d ** 3
+    elif isinstance(clf, QuadraticDiscriminantAnalysis):
+        flops += 2 * (2.0 * n * d * d + d ** 3)
+    elif isinstance(clf, SVC):
+        flops += 2.0 * n * clf.support_.size * d                # kernel rows of the support vectors
+    elif isinstance(clf, DecisionTreeClassifier):
+        flops += _tree_flops(clf, d)
+    elif isinstance(clf, (RandomForestClassifier, ExtraTreesClassifier)):
+        d_split = max(1, int(np.sqrt(d)))
+        flops += sum(_tree_flops(e, d_split) for e in clf.estimators_)
+    elif isinstance(clf, AdaBoostClassifier):
+        flops += sum(_tree_flops(e, d) + 4.0 * n for e in clf.estimators_)
+    elif isinstance(clf, GradientBoostingClassifier):
+        flops += sum(_tree_flops(e, d) + 4.0 * n for e in clf.estimators_.ravel())
+    elif isinstance(clf, MLPClassifier):
+        weights = sum(w.size for w in clf.coefs_)
+        flops += iters * 6.0 * n * weights                     # forward + backward passes
+    else:
+        raise ValueError(f"no FLOP model for {type(clf).__name__}")
+    return float(flops)
+
+
+def build_pool(X, y, *, seed: int, select_fraction: float = 0.25, test_fraction: float = 0.25,
+               timing_repeats: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fit the pool on a stratified train split; score it on the selection and test splits.
+
+    Returns the pool table (one row per classifier: ``p`` on the selection split, ``p_test``,
+    ``flops``, ``train_seconds`` = median wall time of ``timing_repeats`` fits) and a table
+    of per-example correctness on the test split (one bool column per classifier), used for
+    the empirical majority vote of chosen ensembles. BLAS runs single-threaded so results do
+    not depend on the cores available.
+    """
+    X = np.asarray(pd.get_dummies(pd.DataFrame(X), dtype=float), dtype=float)
+    y = np.asarray(y)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X and y must have the same number of rows; got {X.shape[0]} and {y.shape[0]}")
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(f"y must be a binary label; got {classes.size} classes")
+    if not (0 < select_fraction and 0 < test_fraction and select_fraction + test_fraction < 1):
+        raise ValueError("select_fraction and test_fraction must be positive and sum to less "
+                         f"than 1; got {select_fraction} and {test_fraction}")
+    if timing_repeats < 1:
+        raise ValueError(f"timing_repeats must be a positive integer; got {timing_repeats}")
+    y = (y == classes[1]).astype(int)
+    X_tr, X_rest, y_tr, y_rest = train_test_split(
+        X, y, test_size=select_fraction + test_fraction, stratify=y, random_state=seed)
+    X_sel, X_te, y_sel, y_te = train_test_split(
+        X_rest, y_rest, test_size=test_fraction / (select_fraction + test_fraction),
+        stratify=y_rest, random_state=seed)
+    rows, correct = [], {}
+    with threadpool_limits(1):
+        for name, proto in classifier_pool(seed).items():
+            times = []
+            for _ in range(timing_repeats):
+                model = clone(proto)
+                start = time.perf_counter()
+                model.fit(X_tr, y_tr)
+                times.append(time.perf_counter() - start)
+            correct[name] = model.predict(X_te) == y_te
+            rows.append({"member": name, "family": type(model[-1]).__name__,
+                         "p": float(np.mean(model.predict(X_sel) == y_sel)),
+                         "p_test": float(correct[name].mean()),
+                         "flops": training_flops(model, *X_tr.shape),
+                         "train_seconds": float(np.median(times))})
+    return pd.DataFrame(rows), pd.DataFrame(correct)
+
+
+def empirical_vote_accuracy(correct: pd.DataFrame, members) -> float:
+    """Accuracy of the strict-majority vote of ``members`` on real outputs (dependent members)."""
+    votes = np.asarray(correct.iloc[:, list(members)], dtype=int)
+    return float(np.mean(votes.sum(axis=1) > votes.shape[1] / 2)) if votes.shape[1] else 0.0

@@ -1,0 +1,473 @@
+"""Ensemble selection under a cost budget (Hajdu et al. 2020, sections II-III).
+
+Every strategy is ``strategy(p, t, budget, *, seed=None, **options)`` and returns a
+:class:`SelectionResult` whose members cost at most ``budget``. Settings the paper does not
+give are options marked [I] (spec ensembles-spec.md §4.2-4.4, 4.6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .beta import StoppingRule
+from .energy import correct_count_distribution, efficiency, majority_vote_accuracy
+
+#: Default escape parameter MAXSTEP (energy evaluations) [I, spec §4.6].
+MAXSTEP = 10_000
+_TOL = 1e-12
+
+
+@dataclass(frozen=True)
+class SelectionResult:
+    """Outcome of one selection run.
+
+    ``trace`` has one row (energy evaluations so far, best accuracy so far) per improvement;
+    ``best_at`` is the evaluation at which the final best was found; ``stopped_by`` is one
+    of rule, maxstep, schedule, converged, exhausted.
+    """
+
+    members: np.ndarray
+    accuracy: float
+    cost: float
+    evaluations: int
+    trace: np.ndarray
+    best_at: int
+    stopped_by: str
+
+
+def check_pool(p, t, budget) -> tuple[np.ndarray, np.ndarray, float]:
+    """Validate a pool: accuracies in [0, 1], positive costs of the same length, a usable budget."""
+    p = np.asarray(p, dtype=float)
+    t = np.asarray(t, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"p must be a non-empty 1-D array of member accuracies; got shape {p.shape}")
+    if t.shape != p.shape:
+        raise ValueError(f"t must have one cost per member: p has {p.size} entries, t has shape {t.shape}")
+    if not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1:
+        raise ValueError(f"p must contain accuracies in [0, 1]; got values in [{np.nanmin(p):.4g}, "
+                         f"{np.nanmax(p):.4g}]")
+    if not np.all(np.isfinite(t)) or t.min() <= 0:
+        raise ValueError(f"t must contain positive finite costs; got minimum {np.nanmin(t):.4g}")
+    budget = float(budget)
+    if not np.isfinite(budget) or budget <= 0:
+        raise ValueError(f"budget must be a positive finite total cost; got {budget!r}")
+    if budget < t.min():
+        raise ValueError(f"budget must be at least the cheapest member's cost {t.min():.4g} "
+                         f"(otherwise no ensemble is feasible); got {budget:.4g}")
+    return p, t, budget
+
+
+class _Search:
+    """Energy evaluations of one run: counting, even-size handling, best-so-far and stopping."""
+
+    def __init__(self, p, t, budget, even="drop_min", stop: StoppingRule | None = None,
+                 maxstep: int | None = MAXSTEP):
+        if even not in ("drop_min", "strict"):
+            raise ValueError(f"even must be 'drop_min' or 'strict'; got {even!r}")
+        if maxstep is not None and maxstep < 1:
+            raise ValueError(f"maxstep must be a positive number of evaluations; got {maxstep!r}")
+        self.p, self.t, self.budget = p, t, budget
+        self.even, self.stop, self.maxstep = even, stop, maxstep
+        self.evaluations = 0
+        self.best, self.best_mask, self.best_at = -1.0, np.zeros(p.size, bool), 0
+        self.trace: list[tuple[int, float]] = []
+        self.stopped_by = ""
+
+    def _odd(self, masks: np.ndarray) -> np.ndarray:
+        """Drop the least accurate member of even-sized sets (drop_min), else leave as is."""
+        if self.even == "strict":
+            return masks
+        masks = masks.copy()
+        rows = np.flatnonzero((masks.sum(1) % 2 == 0) & masks.any(1))
+        if rows.size:
+            worst = np.argmin(np.where(masks[rows], self.p, np.inf), axis=1)
+            masks[rows, worst] = False
+        return masks
+
+    @property
+    def done(self) -> bool:
+        if self.stop is not None and self.stop.reached(self.best):
+            self.stopped_by = "rule"
+        elif self.maxstep is not None and self.evaluations >= self.maxstep:
+            self.stopped_by = "maxstep"
+        return bool(self.stopped_by)
+
+    def evaluate(self, masks: np.ndarray, record: bool = True) -> np.ndarray:
+        """q of each row of ``masks`` (k × n), in order; stops counting at MAXSTEP or the rule.
+
+        Returns the energies of the rows actually evaluated (possibly fewer than k).
+        """
+        masks = np.atleast_2d(masks)
+        if self.maxstep is not None:
+            masks = masks[: max(self.maxstep - self.evaluations, 0)]
+        evaluated = self._odd(masks)
+        if evaluated.shape[0] == 1:                # one ensemble: run the DP over its members only
+            q = np.atleast_1d(majority_vote_accuracy(self.p[evaluated[0]]))
+        else:
+            q = np.atleast_1d(majority_vote_accuracy(np.broadcast_to(self.p, evaluated.shape),
+                                                     evaluated))
+        if record and q.size:
+            feasible = evaluated @ self.t <= self.budget * (1 + _TOL)
+            qf = np.where(feasible, q, -1.0)
+            if self.stop is not None:
+                hit = np.flatnonzero(qf >= self.stop.threshold)
+                if hit.size:
+                    q, qf, evaluated = q[: hit[0] + 1], qf[: hit[0] + 1], evaluated[: hit[0] + 1]
+            prev = np.maximum.accumulate(np.concatenate([[self.best], qf]))[:-1]
+            for i in np.flatnonzero(qf > prev + _TOL):
+                self.trace.append((self.evaluations + i + 1, float(qf[i])))
+            if qf.size and qf.max() > self.best + _TOL:
+                i = int(np.argmax(qf))
+                self.best, self.best_mask, self.best_at = float(qf[i]), evaluated[i].copy(), \
+                    self.evaluations + i + 1
+        self.evaluations += q.size
+        return q
+
+    def result(self, stopped_by: str | None = None) -> SelectionResult:
+        members = np.flatnonzero(self.best_mask)
+        return SelectionResult(members=members, accuracy=max(self.best, 0.0),
+                               cost=float(self.t[members].sum()), evaluations=self.evaluations,
+                               trace=np.array(self.trace, dtype=float).reshape(-1, 2),
+                               best_at=self.best_at, stopped_by=self.stopped_by or stopped_by)
+
+
+def _max_affordable(t: np.ndarray, budget: float) -> int:
+    """Largest number of members that fit: the cheapest ones, taken in order."""
+    return int(np.searchsorted(np.cumsum(np.sort(t)), budget * (1 + _TOL), side="right"))
+
+
+def exhaustive(p, t, budget, *, seed=None) -> SelectionResult:
+    """Exact optimum by branch and bound over odd sizes (Lemma I.1: even sets never win).
+
+    Items are ordered by accuracy; q is increasing in every p_i, so completing a partial set
+    with the next most accurate items bounds its subtree (and solves it when affordable).
+    A member is never chosen over a skipped one that is at least as accurate and as cheap.
+    ``evaluations`` counts bound and leaf energies. ``seed`` is unused (deterministic).
+    """
+    p, t, budget = check_pool(p, t, budget)
+    cap = budget * (1 + _TOL)
+    order = np.lexsort((t, -p))
+    order = order[t[order] <= cap]
+    ps, ts = p[order], t[order]
+    n = ps.size
+    state = {"best": -1.0, "members": (), "evals": 0, "trace": [], "best_at": 0}
+
+    def add(dist, pj):
+        out = dist * (1 - pj)
+        out[1:] += dist[:-1] * pj
+        out = np.append(out, dist[-1] * pj)
+        return out
+
+    def dfs(start, dist, cost, chosen, r):
+        if n - start < r or cost + np.sort(ts[start:])[:r].sum() > cap:
+            return
+        comp = dist
+        for pj in ps[start:start + r]:
+            comp = add(comp, pj)
+        size = len(chosen) + r
+        ub = float(comp[size // 2 + 1:].sum())
+        state["evals"] += 1
+        if ub <= state["best"] + _TOL:
+            return
+        if cost + ts[start:start + r].sum() <= cap:          # the bound is attained
+            state.update(best=ub, members=chosen + tuple(range(start, start + r)),
+                         best_at=state["evals"])
+            state["trace"].append((state["evals"], ub))
+            return
+        cheapest_skipped = np.inf
+        for j in range(start, n - r + 1):
+            if ts[j] < cheapest_skipped and cost + ts[j] <= cap:
+                dfs(j + 1, add(dist, ps[j]), cost + ts[j], chosen + (j,), r - 1)
+            cheapest_skipped = min(cheapest_skipped, ts[j])
+
+    for ell in range(1, _max_affordable(ts, budget) + 1, 2):
+        dfs(0, np.ones(1), 0.0, (), ell)
+    members = np.sort(order[list(state["members"])])
+    return SelectionResult(members=members, accuracy=state["best"], cost=float(t[members].sum()),
+                           evaluations=state["evals"], trace=np.array(state["trace"]).reshape(-1, 2),
+                           best_at=state["best_at"], stopped_by="exhausted")
+
+
+def _pick_by_usefulness(p, t, mask, remaining, k) -> list[int]:
+    """Up to k items outside ``mask``, best usefulness p/t first, each fitting what is left."""
+    picked = []
+    for i in np.argsort(-(p / t), kind="stable"):
+        if len(picked) == k:
+            break
+        if not mask[i] and t[i] <= remaining * (1 + _TOL):
+            picked.append(int(i))
+            remaining -= t[i]
+    return picked if len(picked) == k else []
+
+
+def greedy_forward(p, t, budget, *, seed=None, key="accuracy", step=2,
+                   even="drop_min") -> SelectionResult:
+    """Forward selection (section II): start from the best member, extend while q increases.
+
+    ``key='accuracy'``: the extension maximising q is chosen (the paper's rule); ``'usefulness'``:
+    the next items by p/t (eq. 4) that fit. ``step=2`` extends by pairs so only odd sizes are
+    compared (Lemma I.1) [I]; ``step=1`` is the literal one-at-a-time rule.
+    """
+    p, t, budget = check_pool(p, t, budget)
+    if key not in ("accuracy", "usefulness"):
+        raise ValueError(f"key must be 'accuracy' or 'usefulness'; got {key!r}")
+    if step not in (1, 2):
+        raise ValueError(f"step must be 1 or 2; got {step!r}")
+    search = _Search(p, t, budget, even, maxstep=None)
+    fits = t <= budget * (1 + _TOL)
+    score = p if key == "accuracy" else p / t
+    first = int(np.flatnonzero(fits)[np.lexsort((t[fits], -score[fits]))[0]])
+    mask = np.zeros(p.size, bool)
+    mask[first] = True
+    current = float(search.evaluate(mask)[0])
+    while True:
+        remaining = budget - t[mask].sum()
+        if key == "usefulness":
+            add = _pick_by_usefulness(p, t, mask, remaining, step)
+            if not add:
+                break
+            cand = mask.copy()
+            cand[add] = True
+            cands = cand[None]
+        else:
+            free = np.flatnonzero(~mask & (t <= remaining * (1 + _TOL)))
+            if step == 2:
+                i, j = np.triu_indices(free.size, k=1)
+                ok = t[free[i]] + t[free[j]] <= remaining * (1 + _TOL)
+                adds = np.stack([free[i[ok]], free[j[ok]]], axis=1)
+            else:
+                adds = free[:, None]
+            if adds.size == 0:
+                break
+            cands = np.repeat(mask[None], len(adds), axis=0)
+            cands[np.arange(len(adds))[:, None], adds] = True
+        q = search.evaluate(cands)
+        best = int(np.argmax(q))
+        if q[best] <= current + _TOL:
+            break
+        mask, current = cands[best], float(q[best])
+    return search.result("converged")
+
+
+def greedy_backward(p, t, budget, *, seed=None, key="accuracy", even="drop_min") -> SelectionResult:
+    """Backward selection (section II): start from the whole pool and leave the worst out.
+
+    Members are removed one at a time until the set is affordable, then while removal raises
+    q. ``key='accuracy'``: remove the member whose removal leaves the highest q (the paper's
+    rule); ``'usefulness'``: remove the smallest p/t (eq. 4).
+    """
+    p, t, budget = check_pool(p, t, budget)
+    if key not in ("accuracy", "usefulness"):
+        raise ValueError(f"key must be 'accuracy' or 'usefulness'; got {key!r}")
+    search = _Search(p, t, budget, even, maxstep=None)
+    mask = t <= budget * (1 + _TOL)
+    useful = p / t
+
+    def removals(m):
+        idx = np.flatnonzero(m)
+        cands = np.repeat(m[None], idx.size, axis=0)
+        cands[np.arange(idx.size), idx] = False
+        return cands
+
+    while t[mask].sum() > budget * (1 + _TOL):
+        if key == "usefulness":
+            mask = mask.copy()
+            mask[np.flatnonzero(mask)[np.argmin(useful[mask])]] = False
+        else:
+            cands = removals(mask)
+            mask = cands[int(np.argmax(search.evaluate(cands, record=False)))]
+    current = float(search.evaluate(mask)[0])
+    while mask.sum() > 1:
+        if key == "usefulness":
+            cand = mask.copy()
+            cand[np.flatnonzero(mask)[np.argmin(useful[mask])]] = False
+            q = float(search.evaluate(cand)[0])
+        else:
+            cands = removals(mask)
+            qs = search.evaluate(cands)
+            cand, q = cands[int(np.argmax(qs))], float(qs.max())
+        if q <= current + _TOL:
+            break
+        mask, current = cand, q
+    return search.result("converged")
+
+
+def _random_feasible(rng, p, t, budget, size, sampler) -> np.ndarray:
+    """``size`` random feasible subsets (rows), built by walking random permutations."""
+    n = p.size
+    cap = budget * (1 + _TOL)
+    perm = np.argsort(rng.random((size, n)), axis=1)
+    if sampler == "uniform_size":
+        top = max(_max_affordable(t, budget), 1)
+        target = 2 * rng.integers(0, (top + 1) // 2, size=size) + 1
+        wanted = np.ones((size, n), bool)
+    elif sampler == "bernoulli":
+        target = np.full(size, n)
+        wanted = rng.random((size, n)) < 0.5
+    else:
+        raise ValueError(f"sampler must be 'uniform_size' or 'bernoulli'; got {sampler!r}")
+    masks = np.zeros((size, n), bool)
+    cost = np.zeros(size)
+    count = np.zeros(size, int)
+    rows = np.arange(size)
+    for pos in range(n):
+        item = perm[:, pos]
+        take = wanted[rows, item] & (cost + t[item] <= cap) & (count < target)
+        masks[rows[take], item[take]] = True
+        cost += np.where(take, t[item], 0.0)
+        count += take
+    return masks
+
+
+def monte_carlo(p, t, budget, *, seed=None, sampler="uniform_size", even="drop_min",
+                stop: StoppingRule | None = None, maxstep=MAXSTEP, batch=256) -> SelectionResult:
+    """Monte Carlo search (section III): evaluate random feasible ensembles, keep the best.
+
+    ``sampler`` [I]: ``uniform_size`` draws an odd size uniformly and fills it with items in
+    random order that fit; ``bernoulli`` keeps each item with probability 1/2, repaired by
+    dropping, in random order, the members that no longer fit.
+    """
+    p, t, budget = check_pool(p, t, budget)
+    rng = np.random.default_rng(seed)
+    search = _Search(p, t, budget, even, stop, maxstep)
+    while not search.done:
+        search.evaluate(_random_feasible(rng, p, t, budget, batch, sampler))
+    return search.result()
+
+
+def _sa_move(rng, mask, j, t, budget):
+    """Spec §4.3 move on item j: remove it, add it, or swap it in for random members."""
+    new = mask.copy()
+    if new[j]:
+        new[j] = False
+        return new
+    cap = budget * (1 + _TOL)
+    members = rng.permutation(np.flatnonzero(new))
+    room = cap - t[new].sum()
+    k = 0
+    while room < t[j] and k < members.size:
+        new[members[k]] = False
+        room += t[members[k]]
+        k += 1
+    new[j] = True
+    return new
+
+
+def simulated_annealing(p, t, budget, *, seed=None, init="greedy_forward", rho=0.95,
+                        moves_per_temp=None, accept0=0.8, tmin_ratio=1e-4, probe_moves=100,
+                        even="drop_min", stop: StoppingRule | None = None,
+                        maxstep=MAXSTEP) -> SelectionResult:
+    """Simulated annealing baseline (section III; all settings [I], spec §4.3).
+
+    Geometric schedule τ ← ρτ every ``moves_per_temp`` moves (default n); τ₀ accepts about
+    ``accept0`` of worsening moves, estimated from ``probe_moves`` random moves (counted as
+    evaluations); stops at τ < tmin_ratio·τ₀, MAXSTEP evaluations or the stopping rule.
+    """
+    p, t, budget = check_pool(p, t, budget)
+    if init not in ("greedy_forward", "empty"):
+        raise ValueError(f"init must be 'greedy_forward' or 'empty'; got {init!r}")
+    if not (0 < rho < 1 and 0 < accept0 < 1 and 0 < tmin_ratio < 1):
+        raise ValueError("rho, accept0 and tmin_ratio must lie in (0, 1); got "
+                         f"{rho!r}, {accept0!r}, {tmin_ratio!r}")
+    rng = np.random.default_rng(seed)
+    search = _Search(p, t, budget, even, stop, maxstep)
+    movable = np.flatnonzero(t <= budget * (1 + _TOL))
+    moves = int(moves_per_temp or p.size)
+    cache: dict[bytes, float] = {}
+
+    def energy(m):
+        key = m.tobytes()
+        if key in cache:                          # a repeat still counts as an evaluation
+            search.evaluations += 1
+            return cache[key]
+        out = search.evaluate(m)
+        cache[key] = float(out[0]) if out.size else -1.0
+        return cache[key]
+
+    mask = np.zeros(p.size, bool)
+    if init == "greedy_forward":                  # its evaluations count towards SA's
+        start = greedy_forward(p, t, budget, key="usefulness", even=even)
+        mask[start.members] = True
+        search.evaluations = start.evaluations - 1
+    current = energy(mask) if mask.any() else 0.0
+    deltas = []
+    for j in rng.choice(movable, size=probe_moves):
+        if search.done:
+            break
+        deltas.append(energy(_sa_move(rng, mask, j, t, budget)) - current)
+    worse = -np.array([d for d in deltas if d < 0])
+    tau0 = (worse.mean() if worse.size else 1e-3) / -np.log(accept0)
+    tau = tau0
+    while not search.done:
+        for j in rng.choice(movable, size=moves):
+            if search.done:
+                break
+            cand = _sa_move(rng, mask, j, t, budget)
+            q = energy(cand)
+            if q >= current or rng.random() < np.exp((q - current) / tau):
+                mask, current = cand, q
+        tau *= rho
+        if tau < tmin_ratio * tau0:
+            break
+    return search.result("schedule")
+
+
+def stochastic_search(p, t, budget, *, seed=None, evaluate="odd_prefixes", even="drop_min",
+                      stop: StoppingRule | None = None, maxstep=MAXSTEP,
+                      batch=64) -> SelectionResult:
+    """The paper's Algorithm 1: random constructions driven by the efficiency of eq. (5).
+
+    Each construction adds items drawn with probability proportional to their efficiency
+    (eq. 6) for the remaining budget until nothing fits. ``evaluate`` [I]: ``odd_prefixes``
+    scores every odd-sized prefix of the construction (the paper evaluates odd sizes only);
+    ``final`` only the finished, maximal ensemble (it misses optima that leave budget unused).
+    ``batch`` constructions are drawn at once (vectorised); evaluations stop exactly at
+    MAXSTEP or at the first ensemble passing the stopping rule.
+    """
+    p, t, budget = check_pool(p, t, budget)
+    if evaluate not in ("final", "odd_prefixes"):
+        raise ValueError(f"evaluate must be 'final' or 'odd_prefixes'; got {evaluate!r}")
+    rng = np.random.default_rng(seed)
+    search = _Search(p, t, budget, even, stop, maxstep)
+    n = p.size
+    rows = np.arange(batch)
+    while not search.done:
+        masks = np.zeros((batch, n), bool)
+        remaining = np.full(batch, budget * (1 + _TOL))
+        prefixes = []
+        while True:
+            eff = np.where(masks, 0.0, efficiency(p, t, remaining[:, None]))
+            fits = ~masks & (t <= remaining[:, None])
+            eff = np.where(fits & (eff.sum(1, keepdims=True) == 0), 1.0, eff)   # all-zero rows: uniform
+            total = eff.sum(1)
+            active = total > 0
+            if not active.any():
+                break
+            cum = np.cumsum(eff, axis=1)
+            u = rng.random(batch) * total
+            pick = np.minimum((cum <= u[:, None]).sum(1), n - 1)
+            masks[rows[active], pick[active]] = True
+            remaining -= np.where(active, t[pick], 0.0)
+            if evaluate == "odd_prefixes":
+                odd = active & (masks.sum(1) % 2 == 1)
+                prefixes.append(np.where(odd[:, None], masks, False))
+        if evaluate == "odd_prefixes":
+            stacked = np.stack(prefixes, axis=1).reshape(-1, n)
+            candidates = stacked[stacked.any(1)]
+        else:
+            candidates = masks
+        search.evaluate(candidates)
+    return search.result()
+
+
+#: Strategy functions by name (the names used in configs and tables).
+STRATEGIES = {
+    "exhaustive": exhaustive,
+    "greedy_forward": greedy_forward,
+    "greedy_backward": greedy_backward,
+    "monte_carlo": monte_carlo,
+    "simulated_annealing": simulated_annealing,
+    "stochastic_search": stochastic_search,
+}

@@ -1,0 +1,221 @@
+"""Knapsack ensemble selection (Hajdu et al. 2020): energy, Beta model, strategies."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ensemble_repro.knapsack import (STRATEGIES, efficiency, exhaustive, fit_beta, greedy_backward,
+                                     greedy_forward, majority_vote_accuracy, monte_carlo,
+                                     q_identical, q_moments, simulated_annealing,
+                                     stochastic_search, stopping_rule)
+
+
+def brute_force_q(p):
+    """Eq. (1) by enumerating all 2^ℓ correctness outcomes (strict majority)."""
+    p = np.asarray(p, dtype=float)
+    total = 0.0
+    for outcome in itertools.product([0, 1], repeat=p.size):
+        o = np.array(outcome)
+        if o.sum() > p.size / 2:
+            total += np.prod(np.where(o == 1, p, 1 - p))
+    return total
+
+
+def brute_force_optimum(p, t, budget):
+    best = 0.0
+    for k in range(1, p.size + 1):
+        for c in itertools.combinations(range(p.size), k):
+            if t[list(c)].sum() <= budget:
+                best = max(best, brute_force_q(p[list(c)]) if k <= 6 else
+                           majority_vote_accuracy(p[list(c)]))
+    return best
+
+
+def random_pool(rng, n):
+    p = rng.beta(6, 4, n)
+    t = rng.lognormal(0.0, 1.0, n)
+    return p, t, rng.uniform(0.15, 0.5) * t.sum()
+
+
+# ---------------------------------------------------------------- known values (spec §4.1, §4.4)
+def test_known_values():
+    assert majority_vote_accuracy([0.9, 0.6, 0.6]) == pytest.approx(0.792, abs=1e-12)
+    assert majority_vote_accuracy([0.7] * 5) == pytest.approx(0.83692, abs=1e-12)
+    assert q_identical(9, 0.6) == pytest.approx(0.733432, abs=1e-6)
+    assert q_identical(3, 0.8) == pytest.approx(0.896, abs=1e-12)
+    # With T_k = 9: (0.6, t=1) fits 9 copies, (0.8, t=3) fits 3 copies; (0.9, t=10) does not fit.
+    np.testing.assert_allclose(efficiency([0.6, 0.8, 0.9], [1.0, 3.0, 10.0], 9.0),
+                               [0.733432, 0.896, 0.0], atol=1e-6)
+    # 4 copies fit -> 3 are used (largest odd number).
+    assert efficiency([0.8], [2.0], 8.5)[0] == pytest.approx(0.896)
+
+
+def test_paper_worked_example():
+    p = np.array([0.510, 0.505, 0.505, 0.505, 0.505])
+    values = [round(majority_vote_accuracy(p[:k]), 4) for k in (1, 3, 5)]
+    assert values == [0.5100, 0.5100, 0.5112]
+    for step in (1, 2):
+        res = greedy_forward(p, np.ones(5), 5.0, key="accuracy", step=step)
+        assert list(res.members) == [0]                        # stuck at one member
+    assert exhaustive(p, np.ones(5), 5.0).accuracy == pytest.approx(majority_vote_accuracy(p))
+
+
+@pytest.mark.parametrize("ell", range(1, 13))
+def test_majority_vote_matches_enumeration(ell):
+    rng = np.random.default_rng(ell)
+    p = rng.uniform(0, 1, ell)
+    assert majority_vote_accuracy(p) == pytest.approx(brute_force_q(p), abs=1e-12)
+
+
+def test_batch_with_masks_equals_one_by_one():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.3, 0.95, 9)
+    masks = rng.random((40, 9)) < 0.5
+    batch = majority_vote_accuracy(np.broadcast_to(p, masks.shape), masks)
+    single = [majority_vote_accuracy(p[m]) for m in masks]
+    np.testing.assert_allclose(batch, single, atol=1e-13)
+    assert majority_vote_accuracy(np.array([])) == 0.0          # the empty ensemble
+
+
+# ---------------------------------------------------------------- Beta model (spec §4.5)
+@pytest.mark.parametrize("ell,a,b,mean,var", [
+    (1, 8, 4, 0.666667, 0.017094), (3, 8, 4, 0.740741, 0.010247),
+    (7, 8, 4, 0.826703, 0.005933), (11, 20, 10, 0.877915, 0.001500)])
+def test_q_moments_table(ell, a, b, mean, var):
+    m, v = q_moments(ell, a, b)
+    assert m == pytest.approx(mean, abs=1e-6)
+    assert v == pytest.approx(var, abs=1e-6)
+
+
+@pytest.mark.parametrize("ell,a,b", [(5, 8, 4), (9, 3, 3), (4, 10, 5)])
+def test_q_moments_monte_carlo(ell, a, b):
+    rng = np.random.default_rng(ell)
+    q = majority_vote_accuracy(rng.beta(a, b, size=(40_000, ell)))
+    m, v = q_moments(ell, a, b)
+    assert abs(q.mean() - m) < 4 * np.sqrt(v / q.size)
+    assert q.var() == pytest.approx(v, rel=0.05)
+
+
+@pytest.mark.parametrize("method", ["moments", "mle"])
+def test_fit_beta_recovers_parameters(method):
+    p = np.random.default_rng(0).beta(8, 4, 20_000)
+    a, b = fit_beta(p, method)
+    assert a == pytest.approx(8, rel=0.05) and b == pytest.approx(4, rel=0.05)
+
+
+def test_tail_threshold_is_matched_beta_quantile():
+    rng = np.random.default_rng(1)
+    p, t = rng.beta(8, 4, 40), np.ones(40)
+    rule = stopping_rule(p, t, 7.0, rule="tail", STOP=0.05)
+    assert rule.ell_T == 7
+    k = rule.mean * (1 - rule.mean) / rule.var - 1
+    assert stats.beta.sf(rule.threshold, rule.mean * k, (1 - rule.mean) * k) == pytest.approx(0.05)
+    expected = stopping_rule(p, t, 7.0, rule="expected")
+    assert expected.threshold == pytest.approx(q_moments(7, rule.a, rule.b)[0])
+    assert expected.threshold < rule.threshold
+
+
+# ---------------------------------------------------------------- strategies
+@pytest.mark.parametrize("seed", range(12))
+def test_exhaustive_equals_subset_enumeration(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = 4 + seed % 9                                            # 4..12
+    p, t, budget = random_pool(rng, n)
+    res = exhaustive(p, t, budget)
+    assert res.accuracy == pytest.approx(brute_force_optimum(p, t, budget), abs=1e-12)
+    assert res.cost <= budget
+    assert res.accuracy == pytest.approx(majority_vote_accuracy(p[res.members]), abs=1e-12)
+
+
+def test_search_reaches_optimum_on_small_pools():
+    rng = np.random.default_rng(2020)
+    hits = {"stochastic_search": 0, "simulated_annealing": 0}   # measured: 50/50 and 50/50
+    for k in range(50):
+        p, t, budget = random_pool(rng, 10)
+        opt = exhaustive(p, t, budget).accuracy
+        for name in hits:
+            res = STRATEGIES[name](p, t, budget, seed=k, maxstep=2000)
+            assert res.cost <= budget * (1 + 1e-12)
+            assert res.accuracy <= opt + 1e-12
+            hits[name] += res.accuracy >= opt - 1e-12
+    print("optimum-reaching rate over 50 pools:", {k: v / 50 for k, v in hits.items()})
+    assert hits["stochastic_search"] >= 45 and hits["simulated_annealing"] >= 45
+
+
+@pytest.mark.parametrize("name", ["greedy_forward", "greedy_backward", "monte_carlo",
+                                  "simulated_annealing", "stochastic_search"])
+def test_feasible_and_seeded(name):
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        p, t, budget = random_pool(rng, 15)
+        kw = {} if name.startswith("greedy") else {"maxstep": 500}
+        a = STRATEGIES[name](p, t, budget, seed=5, **kw)
+        b = STRATEGIES[name](p, t, budget, seed=5, **kw)
+        assert a.cost <= budget * (1 + 1e-12) and t[a.members].sum() == pytest.approx(a.cost)
+        assert np.array_equal(a.members, b.members) and a.evaluations == b.evaluations
+        assert a.accuracy == pytest.approx(majority_vote_accuracy(p[a.members]))
+        assert len(a.members) % 2 == 1                            # drop_min keeps sizes odd
+        assert np.all(np.diff(a.trace[:, 1]) > 0) and a.trace[-1, 1] == a.accuracy
+
+
+@pytest.mark.parametrize("name", ["monte_carlo", "simulated_annealing", "stochastic_search"])
+def test_stopping_rule_truncates_the_same_run(name):
+    rng = np.random.default_rng(11)
+    p, t = rng.beta(8, 4, 30), np.ones(30)
+    rule = stopping_rule(p, t, 9.0, STOP=0.05)
+    free = STRATEGIES[name](p, t, 9.0, seed=3, maxstep=3000)
+    stopped = STRATEGIES[name](p, t, 9.0, seed=3, maxstep=3000, stop=rule)
+    reach = free.trace[free.trace[:, 1] >= rule.threshold]
+    if reach.size:                    # the rule stops exactly where the free run first passed it
+        assert stopped.stopped_by == "rule"
+        assert stopped.evaluations == int(reach[0, 0])
+        assert stopped.accuracy == reach[0, 1]
+    else:
+        assert stopped.evaluations == free.evaluations and stopped.stopped_by != "rule"
+    assert free.evaluations <= 3000
+
+
+def test_adversarial_pool_optimum_is_the_expensive_member():
+    n, beta, eps = 10, 0.2, 0.01
+    p = np.array([1 - beta] + [0.5 + eps] * (n - 1))
+    t = np.array([1.0] + [1.0 / n] * (n - 1))
+    assert list(exhaustive(p, t, 1.0).members) == [0]
+    assert 0 not in greedy_forward(p, t, 1.0, key="usefulness").members
+    assert 0 not in greedy_backward(p, t, 1.0, key="usefulness").members
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+@pytest.mark.parametrize("p,t,budget,match", [
+    ([0.6, 1.2], [1.0, 1.0], 2.0, "p must contain accuracies in \\[0, 1\\]"),
+    ([0.6, -0.1], [1.0, 1.0], 2.0, "p must contain accuracies"),
+    ([0.6, 0.7], [1.0, 0.0], 2.0, "t must contain positive finite costs"),
+    ([0.6, 0.7], [1.0, -2.0], 2.0, "t must contain positive"),
+    ([0.6, 0.7], [1.0, 2.0], 0.5, "budget must be at least the cheapest"),
+    ([0.6, 0.7], [1.0, 2.0, 3.0], 2.0, "t must have one cost per member"),
+    ([], [], 1.0, "p must be a non-empty 1-D array"),
+])
+def test_bad_input(name, p, t, budget, match):
+    with pytest.raises(ValueError, match=match):
+        STRATEGIES[name](p, t, budget, seed=0)
+
+
+def test_bad_model_input():
+    with pytest.raises(ValueError, match="p must contain accuracies"):
+        majority_vote_accuracy([0.5, 1.5])
+    with pytest.raises(ValueError, match="ell must be a positive integer"):
+        q_moments(0, 2, 2)
+    with pytest.raises(ValueError, match="a and b must be positive"):
+        q_moments(3, -1, 2)
+    with pytest.raises(ValueError, match="method must be"):
+        fit_beta([0.5, 0.6], "median")
+    with pytest.raises(ValueError, match="STOP must be a level"):
+        stopping_rule([0.6, 0.7, 0.8], [1, 1, 1], 2.0, STOP=1.5)
+    with pytest.raises(ValueError, match="sampler must be"):
+        monte_carlo([0.6, 0.7], [1, 1], 2.0, sampler="grid")
+    with pytest.raises(ValueError, match="init must be"):
+        simulated_annealing([0.6, 0.7], [1, 1], 2.0, init="random")
+    with pytest.raises(ValueError, match="evaluate must be"):
+        stochastic_search([0.6, 0.7], [1, 1], 2.0, evaluate="all")

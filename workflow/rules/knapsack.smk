@@ -1,0 +1,142 @@
+# Knapsack-constrained ensemble selection (Hajdu et al. 2020); protocol: ../shared/docs/ensembles-spec.md §4, §5.2.
+# Library: ensemble_repro.knapsack; experiment cells: ensemble_repro.experiments.knapsack.
+# Jobs: 1 examples job, 1 pool job per UCI set, 1 selection job per pool (all budgets and
+# seeds inside), 1 summary job. Resources measured on the smoke/quick configs (2-core box):
+# pool builds take 3-60 s and < 1 GB; a selection job with MAXSTEP=10000, 4 budgets and 20
+# seeds runs ~10-20 min in < 1 GB; the summary takes seconds.
+
+KNAPSACK_DATASETS = available(config["knapsack"]["datasets"]) if experiment_on("knapsack") else []
+KNAPSACK_POOLS = KNAPSACK_DATASETS + [
+    f"synthetic_n{n}" for n in config["knapsack"]["synthetic"]["sizes"]
+] if experiment_on("knapsack") else []
+KN = "results/knapsack"
+
+
+wildcard_constraints:
+    dataset=regex_choice(config["knapsack"]["datasets"]) if config["knapsack"]["datasets"] else "NONE",
+    pool=regex_choice(KNAPSACK_POOLS) if KNAPSACK_POOLS else "NONE",
+
+
+rule knapsack_examples:
+    """Worked example (section II) and the adversarial pool, MC vs SA (section III)."""
+    output:
+        worked=f"{KN}/worked_example.csv",
+        worked_md=f"{KN}/worked_example.md",
+        rates=f"{KN}/adversarial.csv",
+        rates_md=f"{KN}/adversarial.md",
+        runs=f"{KN}/adversarial_runs.csv",
+    log:
+        "results/logs/knapsack/examples.log",
+    benchmark:
+        "results/benchmarks/knapsack/examples.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/knapsack_examples.py"
+
+
+rule knapsack_pool:
+    """~30 scikit-learn classifiers on one UCI set: p_i, FLOP cost, training seconds, test votes."""
+    input:
+        table=lambda wc: prepared(wc.dataset),
+        meta=lambda wc: prepared_meta(wc.dataset),
+    output:
+        pool=f"{KN}/pools/{{dataset}}.csv",
+        votes=f"{KN}/pools/{{dataset}}_votes.parquet",
+    log:
+        "results/logs/knapsack/pool/{dataset}.log",
+    benchmark:
+        "results/benchmarks/knapsack/pool/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=20,
+    group:
+        "knapsack_grid"
+    conda:
+        ENV
+    script:
+        "../scripts/knapsack_pool.py"
+
+
+rule knapsack_select:
+    """Exhaustive, greedy, MC, SA and stochastic search (with/without stopping rule) on one pool."""
+    input:
+        # synthetic pools need no input; a UCI pool needs its classifier table and test votes
+        unpack(
+            lambda wc: {}
+            if wc.pool.startswith("synthetic_n")
+            else {
+                "pool": f"{KN}/pools/{wc.pool}.csv",
+                "votes": f"{KN}/pools/{wc.pool}_votes.parquet",
+                "meta": prepared_meta(wc.pool),
+            }
+        ),
+    output:
+        runs=f"{KN}/runs/{{pool}}.csv",
+        traces=f"{KN}/runs/{{pool}}_traces.parquet",
+    log:
+        "results/logs/knapsack/select/{pool}.log",
+    benchmark:
+        "results/benchmarks/knapsack/select/{pool}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=60,
+    group:
+        "knapsack_grid"
+    conda:
+        ENV
+    script:
+        "../scripts/knapsack_select.py"
+
+
+rule knapsack_summary:
+    """Tables, figures and paper_vs_ours.md of the knapsack paper."""
+    input:
+        runs=expand(f"{KN}/runs/{{pool}}.csv", pool=KNAPSACK_POOLS),
+        traces=expand(f"{KN}/runs/{{pool}}_traces.parquet", pool=KNAPSACK_POOLS),
+        pools=expand(f"{KN}/pools/{{dataset}}.csv", dataset=KNAPSACK_DATASETS),
+        worked=f"{KN}/worked_example.csv",
+        rates=f"{KN}/adversarial.csv",
+    output:
+        summary=report(f"{KN}/selection_summary.csv", caption="../report/knapsack_summary.rst", category="Knapsack ensembles"),
+        summary_md=f"{KN}/selection_summary.md",
+        savings=report(f"{KN}/stopping_savings.csv", caption="../report/knapsack_savings.rst", category="Knapsack ensembles"),
+        savings_md=f"{KN}/stopping_savings.md",
+        costs=f"{KN}/cost_model.csv",
+        costs_md=f"{KN}/cost_model.md",
+        convergence_pdf=expand(f"{KN}/figures/convergence_{{pool}}.pdf", pool=KNAPSACK_POOLS),
+        convergence_png=[
+            report(p, caption="../report/knapsack_convergence.rst", category="Knapsack ensembles")
+            for p in expand(f"{KN}/figures/convergence_{{pool}}.png", pool=KNAPSACK_POOLS)
+        ],
+        savings_pdf=f"{KN}/figures/stopping_savings.pdf",
+        savings_png=report(f"{KN}/figures/stopping_savings.png", caption="../report/knapsack_savings.rst", category="Knapsack ensembles"),
+        empirical_pdf=f"{KN}/figures/model_vs_empirical.pdf",
+        empirical_png=report(f"{KN}/figures/model_vs_empirical.png", caption="../report/knapsack_empirical.rst", category="Knapsack ensembles"),
+        paper_vs_ours=report(f"{KN}/paper_vs_ours.md", caption="../report/knapsack_paper_vs_ours.rst", category="Knapsack ensembles"),
+    log:
+        "results/logs/knapsack/summary.log",
+    benchmark:
+        "results/benchmarks/knapsack/summary.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/knapsack_summary.py"
+
+
+# Final outputs (the `all` rule collects them); a lambda keeps this file free of function defs.
+knapsack_targets = lambda: (
+    list(rules.knapsack_summary.output) + list(rules.knapsack_examples.output)
+    if experiment_on("knapsack")
+    else []
+)

@@ -1,0 +1,21 @@
+"""Worked example (section II) and adversarial pool (section III) of the knapsack paper."""
+from ensemble_repro.logs import setup_logging
+
+setup_logging(snakemake.log[0])
+
+from ensemble_repro.experiments import knapsack as kx  # noqa: E402
+from ensemble_repro.io import write_csv, write_markdown  # noqa: E402
+from ensemble_repro.provenance import write_provenance  # noqa: E402
+
+cfg, seed = snakemake.config["knapsack"], snakemake.config["seed"]
+out = snakemake.output
+worked = kx.worked_example()
+runs, rates = kx.adversarial(cfg, seed)
+settings = {**kx.settings(cfg), "adversarial": cfg["adversarial"]}
+for table, csv, md, title in ((worked, out.worked, out.worked_md, "Worked example (section II)"),
+                              (rates, out.rates, out.rates_md, "Adversarial pool: success rates"),
+                              (runs, out.runs, None, None)):
+    write_csv(table, csv)
+    if md:
+        write_markdown(table, md, title=title)
+    write_provenance(csv, config=settings, seed=seed)
