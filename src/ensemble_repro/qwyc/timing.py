@@ -1,0 +1,140 @@
+"""Deployment-style timing of early-exit cascades (QWYC paper, Tables 2-4).
+
+A small C kernel evaluates one example at a time: it walks the trees in the cascade's order
+(the same flat node arrays as :class:`~ensemble_repro.qwyc.trees.FlatForest`), adds each
+leaf value to the running score and applies the step's stop test (bin lookup by binary search
+for Fan, one comparison pair for QWYC), so elapsed time is proportional to the trees actually
+evaluated. The full ensemble is timed with the same kernel and a never-stopping cascade. The
+kernel is compiled with the system C compiler on first use into a per-user cache directory
+(``ENSEMBLE_REPRO_CACHE`` overrides it), keyed by the source's hash.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .cascade import Cascade
+from .trees import FlatForest
+
+_SOURCE = r"""
+#include <math.h>
+void cascade_eval(const double *X, long n, long d,
+                  const int *feature, const double *thr, const int *left, const int *right,
+                  const unsigned char *mleft, const double *value, const int *roots,
+                  const long *order, long T, const long *bin_ptr, const double *edges,
+                  const double *lo, const double *hi, double base, double beta,
+                  unsigned char *decision, long *n_eval)
+{
+    for (long i = 0; i < n; i++) {
+        const double *x = X + i * d;
+        double g = base;
+        long r = 0;
+        int done = 0;
+        for (; r < T; r++) {
+            int node = roots[order[r]];
+            while (left[node] != node) {
+                double v = x[feature[node]];
+                int go_left = isnan(v) ? mleft[node] : (v <= thr[node]);
+                node = go_left ? left[node] : right[node];
+            }
+            g += value[node];
+            if (r == T - 1) break;
+            long a = bin_ptr[r], nb = bin_ptr[r + 1] - a;
+            const double *e = edges + a - r;
+            long l = 0, h = nb - 1;            /* bin = #{edges <= g} */
+            while (l < h) { long mid = (l + h) / 2; if (e[mid] <= g) l = mid + 1; else h = mid; }
+            if (g > hi[a + l]) { decision[i] = 1; done = 1; break; }
+            if (g < lo[a + l]) { decision[i] = 0; done = 1; break; }
+        }
+        if (!done) decision[i] = g >= beta;
+        n_eval[i] = r + 1;
+    }
+}
+"""
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("ENSEMBLE_REPRO_CACHE")
+    return Path(env) if env else Path(tempfile.gettempdir()) / f"ensemble_repro-{os.getuid()}"
+
+
+def _library() -> ctypes.CDLL:
+    """Compile (once) and load the C kernel."""
+    tag = hashlib.sha256(_SOURCE.encode()).hexdigest()[:16]
+    lib = _cache_dir() / f"cascade_{tag}.so"
+    if not lib.exists():
+        cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+        if cc is None:
+            raise RuntimeError("the timing evaluator needs a C compiler (cc or gcc, or set CC)")
+        lib.parent.mkdir(parents=True, exist_ok=True)
+        src = lib.with_suffix(".c")
+        src.write_text(_SOURCE)
+        tmp = lib.with_name(f".{lib.name}.{os.getpid()}")
+        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(src), "-lm"],
+                       check=True, capture_output=True)
+        os.replace(tmp, lib)
+    dll = ctypes.CDLL(str(lib))
+    dll.cascade_eval.restype = None
+    return dll
+
+
+def _ptr(a):
+    return a.ctypes.data_as(ctypes.c_void_p)
+
+
+def never_stop(T: int, beta: float = 0.0) -> Cascade:
+    """The full ensemble as a cascade: natural order, no early stop."""
+    return Cascade.from_steps(np.arange(T), [[]] * (T - 1), [[-np.inf]] * (T - 1),
+                              [[np.inf]] * (T - 1), beta)
+
+
+class CascadeTimer:
+    """Per-example evaluation of a fitted cascade on the trees of ``forest``, in C."""
+
+    def __init__(self, forest: FlatForest, base: float):
+        self.forest = forest
+        self.base = float(base)
+        self._lib = _library()
+
+    def run(self, cascade: Cascade, X):
+        """``(decision, n_evaluated, seconds)`` for evaluating every row of ``X`` in turn."""
+        fo = self.forest
+        if cascade.order.size != fo.n_trees:
+            raise ValueError(f"cascade has {cascade.order.size} steps but the forest "
+                             f"{fo.n_trees} trees")
+        X = fo.prepare(X)
+        n = X.shape[0]
+        dec = np.zeros(n, dtype=np.uint8)
+        nev = np.zeros(n, dtype=np.int64)
+        arrays = [np.ascontiguousarray(a) for a in (
+            fo.feature, fo.threshold, fo.left, fo.right, fo.missing_left, fo.value, fo.roots,
+            cascade.order.astype(np.int64), cascade.bin_ptr.astype(np.int64),
+            cascade.edges, cascade.lo, cascade.hi)]
+        args = [_ptr(X), ctypes.c_long(n), ctypes.c_long(X.shape[1])]
+        args += [_ptr(a) for a in arrays[:7]]
+        args += [_ptr(arrays[7]), ctypes.c_long(fo.n_trees)]
+        args += [_ptr(a) for a in arrays[8:]]
+        args += [ctypes.c_double(self.base), ctypes.c_double(cascade.beta), _ptr(dec), _ptr(nev)]
+        t0 = time.perf_counter()
+        self._lib.cascade_eval(*args)
+        seconds = time.perf_counter() - t0
+        return dec.astype(bool), nev, seconds
+
+    def per_example_times(self, cascades: dict, X, runs: int) -> dict:
+        """Mean per-example time of each named cascade in each of ``runs`` rounds; the
+        cascades take turns within a round so machine load affects them alike."""
+        out = {name: np.empty(runs) for name in cascades}
+        n = np.asarray(X).shape[0]
+        for r in range(runs):
+            for name, cas in cascades.items():
+                out[name][r] = self.run(cas, X)[2] / n
+        return out

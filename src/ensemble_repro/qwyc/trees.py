@@ -1,0 +1,150 @@
+"""Per-tree contributions of a fitted scikit-learn gradient-boosted binary classifier.
+
+The trees are flattened into node arrays (:class:`FlatForest`) and walked level by level
+with numpy, every example and every tree at once. The walk repeats the comparisons
+scikit-learn makes (``x <= threshold``, NaN routed by ``missing_go_to_left``; the classic
+``GradientBoostingClassifier`` compares float32-rounded inputs), so each contribution is
+the very number scikit-learn adds, and ``base`` plus the contributions summed left to right
+in the natural order (``sequential_sum``) equals ``decision_function`` bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
+from sklearn.utils.validation import check_is_fitted
+
+#: Rows walked at once by :meth:`FlatForest.contributions` (bounds the node matrix memory).
+_CHUNK_ROWS = 4096
+
+
+@dataclass(frozen=True)
+class FlatForest:
+    """All trees of an ensemble as flat node arrays.
+
+    Node ``i`` sends ``x`` to ``left[i]`` when ``x[feature[i]] <= threshold[i]`` (or, for NaN,
+    when ``missing_left[i]``), else to ``right[i]``. Leaves point to themselves on both
+    sides, so a walk of ``max_depth`` levels ends on the leaf whatever the tree's depth.
+    ``value`` holds the leaf outputs already multiplied by the learning rate.
+    """
+
+    feature: np.ndarray      # (n_nodes,) int32
+    threshold: np.ndarray    # (n_nodes,) float64
+    left: np.ndarray         # (n_nodes,) int32
+    right: np.ndarray        # (n_nodes,) int32
+    missing_left: np.ndarray  # (n_nodes,) uint8
+    value: np.ndarray        # (n_nodes,) float64
+    roots: np.ndarray        # (T,) int32, node index of each tree's root
+    max_depth: int
+    n_features: int
+    float32_inputs: bool     # classic GBT compares float32-rounded features
+
+    @property
+    def n_trees(self) -> int:
+        return int(self.roots.size)
+
+    def prepare(self, X) -> np.ndarray:
+        """``X`` as the C-contiguous float64 matrix the comparisons are made on."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"X must be a 2-D array with {self.n_features} columns (the model's "
+                             f"features); got shape {X.shape}")
+        if self.float32_inputs:
+            X = X.astype(np.float32).astype(np.float64)
+        return np.ascontiguousarray(X)
+
+    def contributions(self, X) -> np.ndarray:
+        """``F[i, t]``: output of tree ``t`` on row ``i`` (learning rate included)."""
+        X = self.prepare(X)
+        F = np.empty((X.shape[0], self.n_trees))
+        for start in range(0, X.shape[0], _CHUNK_ROWS):
+            Xc = X[start:start + _CHUNK_ROWS]
+            rows = np.arange(Xc.shape[0])[:, None]
+            node = np.broadcast_to(self.roots, (Xc.shape[0], self.n_trees)).copy()
+            for _ in range(self.max_depth):
+                x = Xc[rows, self.feature[node]]
+                go_left = np.where(np.isnan(x), self.missing_left[node].astype(bool),
+                                   x <= self.threshold[node])
+                node = np.where(go_left, self.left[node], self.right[node])
+            F[start:start + _CHUNK_ROWS] = self.value[node]
+        return F
+
+
+def _pack(trees, n_features: int, float32_inputs: bool) -> FlatForest:
+    """Concatenate per-tree node tables ``(feature, threshold, left, right, missing_left,
+    value, is_leaf, depth)`` into one :class:`FlatForest`."""
+    parts = {k: [] for k in ("feature", "threshold", "left", "right", "missing_left", "value")}
+    roots, offset, depth = [], 0, 0
+    for feat, thr, left, right, miss, val, leaf, d in trees:
+        n = feat.size
+        idx = np.arange(n) + offset
+        parts["feature"].append(np.where(leaf, 0, feat))
+        parts["threshold"].append(np.where(leaf, np.inf, thr))
+        parts["left"].append(np.where(leaf, idx, left + offset))
+        parts["right"].append(np.where(leaf, idx, right + offset))
+        parts["missing_left"].append(np.asarray(miss, dtype=np.uint8))
+        parts["value"].append(np.where(leaf, val, 0.0))
+        roots.append(offset)
+        offset += n
+        depth = max(depth, int(d))
+    return FlatForest(
+        feature=np.concatenate(parts["feature"]).astype(np.int32),
+        threshold=np.concatenate(parts["threshold"]).astype(np.float64),
+        left=np.concatenate(parts["left"]).astype(np.int32),
+        right=np.concatenate(parts["right"]).astype(np.int32),
+        missing_left=np.concatenate(parts["missing_left"]).astype(np.uint8),
+        value=np.concatenate(parts["value"]).astype(np.float64),
+        roots=np.asarray(roots, dtype=np.int32), max_depth=depth, n_features=int(n_features),
+        float32_inputs=float32_inputs)
+
+
+def flatten_model(model) -> tuple[float, FlatForest]:
+    """``(base, forest)`` of a fitted binary ``GradientBoostingClassifier`` or
+    ``HistGradientBoostingClassifier``; ``base`` is the boosting initial score b0."""
+    if not isinstance(model, (GradientBoostingClassifier, HistGradientBoostingClassifier)):
+        raise ValueError("model must be a fitted sklearn GradientBoostingClassifier or "
+                         f"HistGradientBoostingClassifier; got {type(model).__name__}")
+    check_is_fitted(model)
+    if len(model.classes_) != 2:
+        raise ValueError(f"model must be a binary classifier; it has {len(model.classes_)} classes")
+    if isinstance(model, HistGradientBoostingClassifier):
+        if model.is_categorical_ is not None and np.any(model.is_categorical_):
+            raise ValueError("model uses native categorical splits; encode categories as numbers "
+                             "(categorical_features=None) so every split is a threshold")
+        trees = []
+        for (pred,) in model._predictors:
+            nd = pred.nodes
+            trees.append((nd["feature_idx"], nd["num_threshold"], nd["left"], nd["right"],
+                          nd["missing_go_to_left"], nd["value"], nd["is_leaf"].astype(bool),
+                          nd["depth"].max()))
+        base = float(np.ravel(model._baseline_prediction)[0])
+        return base, _pack(trees, model.n_features_in_, float32_inputs=False)
+    trees = []
+    for est in model.estimators_[:, 0]:
+        t = est.tree_
+        leaf = t.children_left == -1
+        trees.append((t.feature, t.threshold, t.children_left, t.children_right,
+                      t.missing_go_to_left, model.learning_rate * t.value[:, 0, 0], leaf,
+                      t.max_depth))
+    base = float(model._raw_predict_init(np.zeros((1, model.n_features_in_)))[0, 0])
+    return base, _pack(trees, model.n_features_in_, float32_inputs=True)
+
+
+def sequential_sum(base: float, F: np.ndarray) -> np.ndarray:
+    """``((base + F[:, 0]) + F[:, 1]) + ...``: the ensemble score summed in scikit-learn's order."""
+    out = np.full(F.shape[0], float(base))
+    for t in range(F.shape[1]):
+        out += F[:, t]
+    return out
+
+
+def tree_scores(model, X) -> tuple[float, np.ndarray]:
+    """``(base, F)`` with ``F[i, t]`` = learning rate x tree ``t``'s output on ``X[i]``.
+
+    ``sequential_sum(base, F)`` equals ``model.decision_function(X)`` exactly; ``base +
+    F.sum(1)`` equals it up to the rounding of numpy's pairwise summation.
+    """
+    base, forest = flatten_model(model)
+    return base, forest.contributions(X)

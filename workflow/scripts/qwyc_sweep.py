@@ -1,0 +1,12 @@
+# One early-stopping method over its alpha (QWYC) or gamma (Fan) grid on one data set.
+from ensemble_repro.logs import setup_logging
+
+setup_logging(snakemake.log[0])
+
+from ensemble_repro.experiments import qwyc  # noqa: E402
+from ensemble_repro.io import write_csv  # noqa: E402
+
+wc, p = snakemake.wildcards, snakemake.params
+df = qwyc.sweep_job(qwyc.load_arrays(snakemake.input.arrays), wc.qwyc_data, wc.qwyc_method,
+                    p.qwyc, p.seed)
+write_csv(df, snakemake.output[0])
