@@ -1,0 +1,162 @@
+"""Cost of J+aB intervals relative to plain bagging, and of J+ensemble relative to J+aB.
+
+Prints ratios measured side by side in one run (each configuration alternates the two timed
+procedures ``--repeats`` times and keeps the fastest of each, so machine load hits both alike):
+
+1. J+aB overhead: time of ``JackknifePlusAfterBootstrap`` fit + ``predict_interval`` on 2000 test
+   points divided by the time of fitting the same B = 50 models on the same resamples and
+   predicting the aggregated ensemble at those points (plain bagging), for ridge and RF at
+   n = 200 and n = 2000 and every aggregation. Targets: <= 1.05 (RF), <= 1.25 (ridge, mean),
+   <= 1.5 (ridge, median / trimmed mean).
+2. J+ensemble / J+aB wall time at n = 40, m = 0.6 n (the paper's main-grid setting, B = 20,
+   J+aB with the paper's Binomial B), next to the ratio of model fits it should approach.
+3. If ``mapie`` is importable: MAPIE's ``JackknifeAfterBootstrapRegressor`` on the same data.
+
+Data: a synthetic linear model with heavy-tailed noise, p = 100 features (about Communities').
+RF here is 20 trees with the squared-error criterion (the paper's absolute-error forests at
+n = 2000 take hours on a laptop; a faster base learner is the harder case for the ratio).
+Usage: python benchmarks/jab_overhead.py [--repeats 3] [--sizes 200 2000] [--skip-mapie]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from sklearn.ensemble import RandomForestRegressor
+from threadpoolctl import threadpool_limits
+
+from ensemble_repro.conformal import (JackknifePlusAfterBootstrap, JackknifePlusEnsemble,
+                                      aggregate, draw_resamples, fit_models, paper_n_resamples,
+                                      predict_models)
+from ensemble_repro.learners import make_learner
+
+P, N_TEST, B = 100, 2000, 50
+
+
+def data(n: int, seed: int = 0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n + N_TEST, P)
+    y = X[:, :10] @ rng.randn(10) + rng.standard_t(3, n + N_TEST)
+    return X[:n], y[:n], X[n:]
+
+
+def learner(name: str):
+    if name == "rf":
+        return RandomForestRegressor(n_estimators=20, max_features=0.3)
+    return make_learner(name)
+
+
+def best_of(fns, repeats: int) -> list[float]:
+    """Fastest time of each function, calling them alternately ``repeats`` times."""
+    best = [np.inf] * len(fns)
+    for _ in range(repeats):
+        for k, fn in enumerate(fns):
+            t = time.perf_counter()
+            fn()
+            best[k] = min(best[k], time.perf_counter() - t)
+    return best
+
+
+def overhead(name: str, n: int, aggregation: str, repeats: int) -> tuple[float, float, float]:
+    X, y, X_test = data(n)
+    m = n
+
+    def bagging():
+        rng = np.random.RandomState(1)
+        resamples = draw_resamples(n, m, B, True, rng)
+        models = fit_models(learner(name), X, y, resamples, rng.randint(2 ** 31 - 1, size=B))
+        aggregate(predict_models(models, X_test), aggregation)
+
+    def jab():
+        est = JackknifePlusAfterBootstrap(learner(name), n_resamples=B, aggregation=aggregation,
+                                          random_state=1).fit(X, y)
+        est.predict_interval(X_test, alpha=0.1)
+
+    t_bag, t_jab = best_of([bagging, jab], repeats)
+    return t_jab / t_bag, t_jab, t_bag
+
+
+def ensemble_vs_jab(name: str, repeats: int) -> tuple[float, float]:
+    n, m = 40, 24
+    X, y, X_test = data(n, seed=1)
+    n_tilde = paper_n_resamples(20, n, m, "loo")
+
+    def jab():
+        est = JackknifePlusAfterBootstrap(make_learner(name, 0), n_resamples=n_tilde, resample_size=m,
+                                          random_B=True, random_state=2).fit(X, y)
+        est.predict_interval(X_test)
+
+    def ens():
+        JackknifePlusEnsemble(make_learner(name, 0), n_resamples=20, resample_size=m,
+                              random_state=2).fit(X, y).predict_interval(X_test)
+
+    t_jab, t_ens = best_of([jab, ens], repeats)
+    expected_B = n_tilde * (1 - 1 / (n + 1)) ** m
+    return t_ens / t_jab, n * 20 / expected_B
+
+
+def mapie_ratio(n: int, repeats: int) -> float | None:
+    try:
+        from mapie.regression import JackknifeAfterBootstrapRegressor
+    except ImportError:
+        return None
+    X, y, X_test = data(n)
+
+    def ours():
+        JackknifePlusAfterBootstrap(make_learner("ridge"), n_resamples=B, random_state=1
+                                    ).fit(X, y).predict_interval(X_test)
+
+    def theirs():
+        reg = JackknifeAfterBootstrapRegressor(estimator=make_learner("ridge"), confidence_level=0.9,
+                                               resampling=B, random_state=1)
+        reg.fit_conformalize(X, y)
+        reg.predict_interval(X_test)
+
+    t_ours, t_theirs = best_of([ours, theirs], repeats)
+    return t_ours / t_theirs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[200, 2000])
+    parser.add_argument("--learners", nargs="+", default=["ridge", "rf"], choices=["ridge", "rf"])
+    parser.add_argument("--aggregations", nargs="+", default=["mean", "median", "trimmed_mean"],
+                        choices=["mean", "median", "trimmed_mean"])
+    parser.add_argument("--skip-overhead", action="store_true", help="only parts 2 and 3")
+    parser.add_argument("--skip-ensemble", action="store_true", help="skip part 2")
+    parser.add_argument("--skip-mapie", action="store_true", help="skip part 3")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    # Single-threaded BLAS for both sides: nested BLAS threads on a shared 2-core box make
+    # small-matrix timings meaningless.
+    threadpool_limits(limits=1)
+    if not args.skip_overhead:
+        print(f"J+aB overhead vs plain bagging (B = {B}, p = {P}, {N_TEST} test points)")
+        print(f"{'learner':7} {'n':>5} {'aggregation':13} {'ratio':>6} {'J+aB s':>8} {'bagging s':>9} target")
+    for name in ([] if args.skip_overhead else args.learners):
+        for n in args.sizes:
+            for agg in args.aggregations:
+                ratio, t_jab, t_bag = overhead(name, n, agg, args.repeats)
+                target = 1.05 if name == "rf" else (1.25 if agg == "mean" else 1.5)
+                print(f"{name:7} {n:5d} {agg:13} {ratio:6.2f} {t_jab:8.3f} {t_bag:9.3f} <= {target}",
+                      flush=True)
+    if not args.skip_ensemble:
+        print("\nJ+ensemble / J+aB wall time, n = 40, m = 0.6 n, B = 20 (paper's main grid)")
+    for name in ([] if args.skip_ensemble else args.learners):
+        ratio, fits = ensemble_vs_jab(name, max(1, args.repeats - 1))
+        print(f"{name:7} time ratio {ratio:6.1f}   ratio of model fits {fits:5.1f}", flush=True)
+    if not args.skip_mapie:
+        for n in args.sizes:
+            r = mapie_ratio(n, args.repeats)
+            print("\nMAPIE not installed (optional: pip install mapie in a separate venv)" if r is None
+                  else f"\nours / MAPIE JackknifeAfterBootstrapRegressor, ridge, n = {n}: {r:.2f}")
+            if r is None:
+                break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,238 @@
+"""Experiment cells of Kim, Xu & Barber (2020), protocol in shared/docs/jab-spec.md.
+
+Each cell function returns tidy rows (one per data set x learner x aggregation x method x m/n x
+trial). One set of fitted models serves all aggregations (fit once, aggregate three ways).
+Randomness: trial t's split is drawn with numpy seeded by ``trial_seed_base + t`` (the paper's
+protocol); resamples and learner seeds come from a generator seeded from (config seed, grid,
+data set, learner, m/n, trial, method), so results do not depend on thread count.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+import zlib
+
+import numpy as np
+
+from ..conformal import core
+from ..conformal.estimators import (fit_models, loo_resamples, parallel_fit, predict_models,
+                                    predict_out_of_bag)
+from ..learners import make_learner
+
+JAB, JAB_FIXED, JAB_RANDOM = "J+aB", "J+aB fixed B", "J+aB random B"
+JPLUS_ENSEMBLE, JPLUS = "J+ensemble", "J+non-ensemble"
+#: Test rows processed at once by J+ensemble (bounds memory at n * B * chunk floats).
+TEST_CHUNK = 4096
+
+
+def derived_seed(seed: int, *parts) -> int:
+    """A 32-bit seed from the config seed and the cell's identity (stable across runs/platforms)."""
+    words = [int(seed)] + [zlib.crc32(str(p).encode()) for p in parts]
+    return int(np.random.SeedSequence(words).generate_state(1)[0])
+
+
+def trial_split(n_total: int, n: int, trial_seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's split: numpy seeded with ``trial_seed`` draws n training rows without
+    replacement; every other row is a test row."""
+    train = np.random.RandomState(trial_seed).choice(n_total, n, replace=False)
+    test = np.setdiff1d(np.arange(n_total), train)
+    return train, test
+
+
+def resample_size(n: int, m_ratio: float) -> int:
+    """m = round(n * m/n) (at least 1)."""
+    return max(1, int(np.rint(n * m_ratio)))
+
+
+def _metrics(lower, upper, y_test) -> dict:
+    return {"coverage": float(np.mean((y_test >= lower) & (y_test <= upper))),
+            "mean_width": float(np.mean(upper - lower))}
+
+
+def _quiet(fn, *args, **kwargs):
+    """Run ``fn`` with the MLP's convergence warnings silenced (the paper uses default max_iter)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def jab_rows(X, y, X_test, y_test, learner: str, m: int, n_resamples: int, random_B: bool,
+             aggregations, alpha: float, rng, method_name: str) -> list[dict]:
+    """J+aB (Algorithm 2) with every aggregation from one set of B fitted models."""
+    n = len(y)
+    B = core.draw_n_resamples(n_resamples, n, m, True, rng) if random_B else n_resamples
+    resamples = core.draw_resamples(n, m, B, True, rng)
+    seeds = rng.randint(np.iinfo(np.int32).max, size=B)
+    t0 = time.perf_counter()
+    models = _quiet(fit_models, make_learner(learner), X, y, resamples, seeds)
+    t1 = time.perf_counter()
+    in_bag = core.in_bag_mask(resamples, n)
+    train_pred = predict_out_of_bag(models, X, in_bag)
+    test_pred = predict_models(models, X_test)
+    t2 = time.perf_counter()
+    oob_counts = (~in_bag).sum(axis=0)
+    rows = []
+    for agg in aggregations:
+        t3 = time.perf_counter()
+        residuals = np.abs(y - core.oob_self_aggregate(train_pred, in_bag, agg))
+        lower, upper = core.jab_interval(test_pred, in_bag, residuals, alpha, agg)
+        metrics = _metrics(lower, upper, y_test)
+        rows.append({"aggregation": agg, "method": method_name, **metrics, "B": B, "n_fits": B,
+                     "models_per_loo": float(oob_counts.mean()),
+                     "empty_oob_sets": int((oob_counts == 0).sum()),
+                     "fit_seconds": t1 - t0, "predict_seconds": t2 - t1,
+                     "aggregation_seconds": time.perf_counter() - t3})
+    return rows
+
+
+def loo_rows(X, y, X_test, y_test, learner: str, resample_sets, aggregations, alpha: float, rng,
+             method_name: str, n_jobs=None) -> list[dict]:
+    """Jackknife+ around n leave-one-out ensembles (J+ensemble, Algorithm 4; with one model per
+    set and no aggregation, J+non-ensemble, Algorithm 5). Fits run in parallel over the sets."""
+    n = len(y)
+    seed_sets = [rng.randint(np.iinfo(np.int32).max, size=len(r)) for r in resample_sets]
+    t0 = time.perf_counter()
+    model_sets = _quiet(parallel_fit, make_learner(learner), X, y, resample_sets, seed_sets, n_jobs)
+    fit_seconds = time.perf_counter() - t0
+    predict_seconds = 0.0
+    agg_seconds = dict.fromkeys(aggregations, 0.0)
+    t = time.perf_counter()
+    own = np.stack([predict_models(models, X[i:i + 1])[:, 0] for i, models in enumerate(model_sets)])
+    predict_seconds += time.perf_counter() - t
+    residuals, lower, upper = {}, {}, {}
+    for agg in aggregations:
+        t = time.perf_counter()
+        residuals[agg] = np.abs(y - core.aggregate(own.T, agg))
+        lower[agg], upper[agg] = np.empty(len(y_test)), np.empty(len(y_test))
+        agg_seconds[agg] += time.perf_counter() - t
+    for start in range(0, len(y_test), TEST_CHUNK):
+        sl = slice(start, min(start + TEST_CHUNK, len(y_test)))
+        t = time.perf_counter()
+        pred = np.stack([predict_models(models, X_test[sl]) for models in model_sets])  # (n, B, c)
+        predict_seconds += time.perf_counter() - t
+        for agg in aggregations:
+            t = time.perf_counter()
+            loo = core.loo_aggregate(pred, agg)
+            lower[agg][sl], upper[agg][sl] = core.plus_interval(loo, residuals[agg], alpha)
+            agg_seconds[agg] += time.perf_counter() - t
+    B = len(resample_sets[0])
+    rows = []
+    for agg in aggregations:
+        t = time.perf_counter()
+        metrics = _metrics(lower[agg], upper[agg], y_test)
+        rows.append({"aggregation": agg, "method": method_name, **metrics, "B": B, "n_fits": n * B,
+                     "models_per_loo": float(B), "empty_oob_sets": 0,
+                     "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
+                     "aggregation_seconds": agg_seconds[agg] + time.perf_counter() - t})
+    return rows
+
+
+def _with_totals(rows: list[dict], ident: dict) -> list[dict]:
+    out = []
+    for r in rows:
+        r = {**ident, **r}
+        r["total_seconds"] = r["fit_seconds"] + r["predict_seconds"] + r["aggregation_seconds"]
+        out.append(r)
+    return out
+
+
+def main_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n: int,
+              n_resamples: int, aggregations, alpha: float, seed: int, trial_seed_base: int,
+              n_jobs=None) -> list[dict]:
+    """One trial of the main grid (Figures 1, 2, S1-S4): J+aB with random B matched per
+    leave-one-out set to J+ensemble's B = n_resamples, and J+ensemble."""
+    train, test = trial_split(len(y), n, trial_seed_base + trial)
+    Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
+    m = resample_size(n, m_ratio)
+    ident = {"dataset": dataset, "learner": learner, "m_ratio": float(m_ratio), "m": m,
+             "trial": trial, "n": n, "n_test": len(test), "alpha": alpha}
+    rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "jab"))
+    rows = jab_rows(Xtr, ytr, Xte, yte, learner, m, core.paper_n_resamples(n_resamples, n, m, "loo"),
+                    True, aggregations, alpha, rng, JAB)
+    rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "ens"))
+    sets = [loo_resamples(n, i, m, n_resamples, True, rng) for i in range(n)]
+    rows += loo_rows(Xtr, ytr, Xte, yte, learner, sets, aggregations, alpha, rng, JPLUS_ENSEMBLE, n_jobs)
+    return _with_totals(rows, ident)
+
+
+def jplus_cell(X, y, *, dataset: str, learner: str, trial: int, n: int, alpha: float, seed: int,
+               trial_seed_base: int, n_jobs=None) -> list[dict]:
+    """One trial of J+non-ensemble (independent of m; drawn at every m/n in the figures)."""
+    train, test = trial_split(len(y), n, trial_seed_base + trial)
+    rng = np.random.RandomState(derived_seed(seed, "jplus", dataset, learner, trial))
+    sets = [np.delete(np.arange(n), i)[None, :] for i in range(n)]
+    rows = loo_rows(X[train], y[train], X[test], y[test], learner, sets, ["mean"], alpha, rng,
+                    JPLUS, n_jobs)
+    rows[0]["aggregation"] = "none"
+    ident = {"dataset": dataset, "learner": learner, "m_ratio": np.nan, "m": n, "trial": trial,
+             "n": n, "n_test": len(test), "alpha": alpha}
+    return _with_totals(rows, ident)
+
+
+def fixed_vs_random_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n: int,
+                         n_resamples: int, aggregations, alpha: float, seed: int,
+                         trial_seed_base: int) -> list[dict]:
+    """One trial of Appendix D.3 (Figures S5-S10): J+aB with fixed B = n_resamples vs random
+    B ~ Binomial(floor(n_resamples / (1 - 1/(n+1))^m), (1 - 1/(n+1))^m)."""
+    train, test = trial_split(len(y), n, trial_seed_base + trial)
+    Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
+    m = resample_size(n, m_ratio)
+    ident = {"dataset": dataset, "learner": learner, "m_ratio": float(m_ratio), "m": m,
+             "trial": trial, "n": n, "n_test": len(test), "alpha": alpha}
+    rng = np.random.RandomState(derived_seed(seed, "fvr", dataset, learner, m_ratio, trial, "fixed"))
+    rows = jab_rows(Xtr, ytr, Xte, yte, learner, m, n_resamples, False, aggregations, alpha, rng,
+                    JAB_FIXED)
+    rng = np.random.RandomState(derived_seed(seed, "fvr", dataset, learner, m_ratio, trial, "random"))
+    rows += jab_rows(Xtr, ytr, Xte, yte, learner, m, core.paper_n_resamples(n_resamples, n, m, "fits"),
+                     True, aggregations, alpha, rng, JAB_RANDOM)
+    return _with_totals(rows, ident)
+
+
+# ----------------------------------------------------------------------------- workflow jobs
+def load_prepared(path) -> tuple[np.ndarray, np.ndarray]:
+    """Features and target of a prepared table (feature columns, then ``target``)."""
+    import pandas as pd
+
+    df = pd.read_parquet(path)
+    return df.drop(columns="target").to_numpy(dtype=float), df["target"].to_numpy(dtype=float)
+
+
+def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict, seed: int,
+            m_ratio: float | None = None, n_jobs=None):
+    """All trials of one (grid, data set, learner, m/n) job as a tidy DataFrame.
+
+    ``kind`` is "main", "jplus" or "fixed_vs_random"; ``jab_cfg`` the config's ``jab`` section.
+    """
+    import pandas as pd
+    from threadpoolctl import threadpool_limits
+
+    from ..logs import Progress
+
+    X, y = load_prepared(table_path)
+    common = {"dataset": dataset, "learner": learner, "alpha": jab_cfg["alpha"], "seed": seed,
+              "trial_seed_base": jab_cfg["trial_seed_base"]}
+    progress = Progress(jab_cfg["n_trials"], f"jab {kind} {dataset} {learner} m/n={m_ratio}")
+    # One BLAS thread per worker: the job parallelises over leave-one-out sets itself, and
+    # nested BLAS threads on small matrices oversubscribe the cores (70x slower MLP fits seen).
+    with threadpool_limits(limits=1):
+        rows = _run_trials(kind, X, y, jab_cfg, common, m_ratio, n_jobs, progress)
+    return pd.DataFrame(rows)
+
+
+def _run_trials(kind, X, y, jab_cfg, common, m_ratio, n_jobs, progress) -> list[dict]:
+    rows = []
+    for trial in range(jab_cfg["n_trials"]):
+        if kind == "main":
+            rows += main_cell(X, y, trial=trial, m_ratio=m_ratio, n=jab_cfg["main"]["n"],
+                              n_resamples=jab_cfg["main"]["n_resamples"],
+                              aggregations=jab_cfg["aggregations"], n_jobs=n_jobs, **common)
+        elif kind == "jplus":
+            rows += jplus_cell(X, y, trial=trial, n=jab_cfg["main"]["n"], n_jobs=n_jobs, **common)
+        else:
+            grid = jab_cfg["fixed_vs_random"]
+            rows += fixed_vs_random_cell(X, y, trial=trial, m_ratio=m_ratio, n=grid["n"],
+                                         n_resamples=grid["n_resamples"],
+                                         aggregations=jab_cfg["aggregations"], **common)
+        progress.step(f"trial {trial}")
+    return rows

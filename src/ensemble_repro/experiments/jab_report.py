@@ -1,0 +1,308 @@
+"""Figures 1, 2, S1-S10, Tables S1-S3 and the paper-vs-ours table of Kim, Xu & Barber (2020)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..plotting import paper_style
+from .jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, resample_size
+
+DATASET_LABEL = {"meps": "MEPS", "blog": "Blog", "communities": "Communities"}
+LEARNER_LABEL = {"ridge": "Ridge", "rf": "RF", "nn": "NN"}
+AGG_LABEL = {"mean": "Mean", "median": "Median", "trimmed_mean": "Trimmed mean"}
+MISSING = "needs the AHRQ file"
+
+#: Paper figure numbers: (grid, aggregation, metric) -> figure id.
+FIGURES = {
+    ("main", "mean", "coverage"): "1", ("main", "mean", "mean_width"): "2",
+    ("main", "median", "coverage"): "S1", ("main", "median", "mean_width"): "S2",
+    ("main", "trimmed_mean", "coverage"): "S3", ("main", "trimmed_mean", "mean_width"): "S4",
+    ("fixed_vs_random", "mean", "coverage"): "S5", ("fixed_vs_random", "mean", "mean_width"): "S6",
+    ("fixed_vs_random", "median", "coverage"): "S7", ("fixed_vs_random", "median", "mean_width"): "S8",
+    ("fixed_vs_random", "trimmed_mean", "coverage"): "S9",
+    ("fixed_vs_random", "trimmed_mean", "mean_width"): "S10",
+}
+#: Paper tables: data set -> table id.
+TABLES = {"meps": "S1", "blog": "S2", "communities": "S3"}
+
+#: Seconds printed in Tables S1-S2 (J+aB, J+ensemble, J+non-ensemble; MacBook Air 2018).
+#: Table S3 (Communities) did not survive the text extraction of the paper.
+PAPER_SECONDS = {
+    "meps": {("ridge", "mean"): (0.2, 2.1, 0.4), ("ridge", "median"): (0.5, 2.8, 0.4),
+             ("ridge", "trimmed_mean"): (0.5, 2.7, 0.4), ("rf", "mean"): (3.0, 61.6, 4.9),
+             ("rf", "median"): (3.9, 63.1, 4.9), ("rf", "trimmed_mean"): (3.9, 56.4, 4.9),
+             ("nn", "mean"): (8.8, 257.7, 14.4), ("nn", "median"): (10.2, 213.8, 14.4),
+             ("nn", "trimmed_mean"): (10.0, 206.9, 14.4)},
+    "blog": {("ridge", "mean"): (0.5, 6.7, 1.5), ("ridge", "median"): (1.1, 9.1, 1.5),
+             ("ridge", "trimmed_mean"): (1.2, 9.0, 1.5), ("rf", "mean"): (8.7, 191.3, 11.1),
+             ("rf", "median"): (9.6, 197.3, 11.1), ("rf", "trimmed_mean"): (9.7, 197.1, 11.1),
+             ("nn", "mean"): (36.8, 835.8, 46.4), ("nn", "median"): (39.4, 891.3, 46.4),
+             ("nn", "trimmed_mean"): (37.7, 843.7, 46.4)},
+    "communities": {},
+}
+
+METHOD_STYLE = {JPLUS: "#7f7f7f", JPLUS_ENSEMBLE: "#1f77b4", JAB: "#d62728",
+                JAB_RANDOM: "#d62728", JAB_FIXED: "#2ca02c"}
+
+
+def expand_jplus(main: pd.DataFrame, jplus: pd.DataFrame, aggregations) -> pd.DataFrame:
+    """J+non-ensemble rows repeated at every m/n and aggregation of the main grid (for plotting)."""
+    parts = []
+    for ratio in sorted(main["m_ratio"].unique()):
+        for agg in aggregations:
+            parts.append(jplus.assign(m_ratio=ratio, aggregation=agg))
+    return pd.concat([main] + parts, ignore_index=True) if parts else main
+
+
+def grid_figure(df: pd.DataFrame, *, metric: str, aggregation: str, methods, datasets, available,
+                learners, alpha: float, title: str):
+    """3 x 3 grid of box plots over trials (rows data sets, columns learners, x = m/n)."""
+    import matplotlib.pyplot as plt
+
+    paper_style()
+    fig, axes = plt.subplots(len(datasets), len(learners), figsize=(2.4 * len(learners) + 0.6,
+                             1.9 * len(datasets) + 0.6), squeeze=False)
+    sub = df[df["aggregation"] == aggregation]
+    ratios = sorted(sub["m_ratio"].dropna().unique())
+    width = 0.8 / max(len(methods), 1)
+    for r, ds in enumerate(datasets):
+        for c, lrn in enumerate(learners):
+            ax = axes[r, c]
+            if r == 0:
+                ax.set_title(LEARNER_LABEL[lrn])
+            if c == 0:
+                ax.set_ylabel(f"{DATASET_LABEL[ds]}\n{'Coverage' if metric == 'coverage' else 'Width'}")
+            if r == len(datasets) - 1:
+                ax.set_xlabel("m/n")
+            if ds not in available:
+                ax.text(0.5, 0.5, f"{DATASET_LABEL[ds]}:\n{MISSING}", ha="center", va="center",
+                        transform=ax.transAxes)
+                ax.set_xticks([])
+                ax.set_yticks([])
+                continue
+            cell = sub[(sub["dataset"] == ds) & (sub["learner"] == lrn)]
+            for k, method in enumerate(methods):
+                data = [cell[(cell["method"] == method) & np.isclose(cell["m_ratio"], x)][metric].to_numpy()
+                        for x in ratios]
+                pos = np.arange(len(ratios)) + (k - (len(methods) - 1) / 2) * width
+                keep = [i for i, d in enumerate(data) if len(d)]
+                if not keep:
+                    continue
+                bp = ax.boxplot([data[i] for i in keep], positions=pos[keep], widths=width * 0.85,
+                                patch_artist=True, manage_ticks=False, showfliers=True,
+                                flierprops={"markersize": 2}, medianprops={"color": "black"})
+                for patch in bp["boxes"]:
+                    patch.set_facecolor(METHOD_STYLE[method])
+                    patch.set_alpha(0.6)
+            ax.set_xticks(np.arange(len(ratios)))
+            ax.set_xticklabels([f"{x:g}" for x in ratios])
+            if metric == "coverage":
+                ax.axhline(1 - alpha, color="black", lw=0.8)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_STYLE[m], alpha=0.6) for m in methods]
+    fig.legend(handles, list(methods), loc="lower center", ncol=len(methods), frameon=False)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.97))
+    return fig
+
+
+def wallclock_table(main: pd.DataFrame, jplus: pd.DataFrame, *, dataset: str, m_ratio: float,
+                    learners, aggregations, available: bool) -> pd.DataFrame:
+    """Tables S1-S3: mean seconds over trials at m = m_ratio * n, ours next to the paper's."""
+    rows = []
+    for lrn in learners:
+        for agg in aggregations:
+            paper = PAPER_SECONDS[dataset].get((lrn, agg), (np.nan,) * 3)
+            row = {"learner": lrn, "aggregation": agg}
+            if available:
+                cell = main[(main["dataset"] == dataset) & (main["learner"] == lrn)
+                            & (main["aggregation"] == agg) & np.isclose(main["m_ratio"], m_ratio)]
+                jp = jplus[(jplus["dataset"] == dataset) & (jplus["learner"] == lrn)]
+                row["jab_seconds"] = cell.loc[cell["method"] == JAB, "total_seconds"].mean()
+                row["jplus_ensemble_seconds"] = cell.loc[cell["method"] == JPLUS_ENSEMBLE, "total_seconds"].mean()
+                row["jplus_non_ensemble_seconds"] = jp["total_seconds"].mean()
+                row["ensemble_over_jab_seconds"] = row["jplus_ensemble_seconds"] / row["jab_seconds"]
+                row["status"] = "measured"
+            else:
+                row.update(jab_seconds=np.nan, jplus_ensemble_seconds=np.nan,
+                           jplus_non_ensemble_seconds=np.nan, ensemble_over_jab_seconds=np.nan,
+                           status=MISSING)
+            row.update(paper_jab=paper[0], paper_jplus_ensemble=paper[1],
+                       paper_jplus_non_ensemble=paper[2], paper_ensemble_over_jab=paper[1] / paper[0])
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _panel_means(df: pd.DataFrame, metric: str) -> pd.DataFrame:
+    return df.groupby(["dataset", "learner", "method"], sort=True)[metric].mean().unstack("method")
+
+
+def _fmt_ratio(value) -> str:
+    return "n/a" if pd.isna(value) else f"{value:.1f}"
+
+
+def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | None,
+                  tables: dict[str, pd.DataFrame], *, alpha: float, missing: list[str],
+                  n_loo: int, m_timing: int) -> str:
+    """Markdown: each claim of the spec's last section next to the measured numbers."""
+    target = 1 - alpha
+    lines = ["# Jackknife+-after-bootstrap: paper vs ours", "",
+             "Generated from results/jab/*.csv (aggregation = mean unless stated). "
+             "Coverage 'near' 1 - alpha means within 0.05 of it.", ""]
+    if missing:
+        lines += [f"Data sets not run ({MISSING}): {', '.join(missing)}.", ""]
+    mean_rows = pd.concat([main[main["aggregation"] == "mean"], jplus], ignore_index=True)
+    cov = _panel_means(mean_rows, "coverage")
+    lines += ["## 1. Coverage of all three methods is near 0.9 in every panel", "",
+              "| data set | learner | " + " | ".join(cov.columns) + " | holds |", "|---|---|"
+              + "---|" * (len(cov.columns) + 1)]
+    all_ok = True
+    for (ds, lrn), row in cov.iterrows():
+        ok = bool(np.all(np.abs(row.to_numpy(dtype=float) - target) <= 0.05))
+        all_ok &= ok
+        lines.append(f"| {ds} | {lrn} | " + " | ".join(f"{v:.3f}" for v in row) + f" | {'yes' if ok else 'no'} |")
+    lines += ["", f"Overall: {'holds' if all_ok else 'does not hold in every panel'}.", ""]
+
+    width = _panel_means(mean_rows, "mean_width")
+    lines += ["## 2. J+aB and J+ensemble widths show no consistent winner", "",
+              "| data set | learner | width J+aB | width J+ensemble | ratio J+aB / J+ensemble |",
+              "|---|---|---|---|---|"]
+    ratios = []
+    for (ds, lrn), row in width.iterrows():
+        ratio = row[JAB] / row[JPLUS_ENSEMBLE]
+        ratios.append(ratio)
+        lines.append(f"| {ds} | {lrn} | {row[JAB]:.4g} | {row[JPLUS_ENSEMBLE]:.4g} | {ratio:.3f} |")
+    ratios = np.array(ratios)
+    consistent = bool(np.all(ratios < 0.95) or np.all(ratios > 1.05))
+    lines += ["", f"J+aB narrower in {int((ratios < 1).sum())} of {len(ratios)} panels; "
+              f"ratios {ratios.min():.3f}-{ratios.max():.3f}. Claim "
+              f"{'does not hold (consistent winner)' if consistent else 'holds'}.", ""]
+
+    lines += ["## 3. Ensembles narrower than J+non-ensemble for RF (and NN at some m), not for Ridge", "",
+              "| data set | learner | J+aB / J+non-ensemble | J+ensemble / J+non-ensemble | ensemble narrower |",
+              "|---|---|---|---|---|"]
+    verdict = []
+    for (ds, lrn), row in width.iterrows():
+        r1, r2 = row[JAB] / row[JPLUS], row[JPLUS_ENSEMBLE] / row[JPLUS]
+        narrower = r1 < 1 and r2 < 1
+        verdict.append((lrn, narrower))
+        lines.append(f"| {ds} | {lrn} | {r1:.3f} | {r2:.3f} | {'yes' if narrower else 'no'} |")
+    rf = [v for lrn, v in verdict if lrn == "rf"]
+    ridge = [v for lrn, v in verdict if lrn == "ridge"]
+    lines += ["", f"RF panels with narrower ensemble intervals: {sum(rf)} of {len(rf)}; "
+              f"Ridge: {sum(ridge)} of {len(ridge)}. Claim "
+              f"{'holds' if rf and all(rf) and not any(ridge) else 'holds only partly'}.", ""]
+
+    if fvr is not None and len(fvr):
+        lines += ["## 4. Fixed and random B behave essentially the same (n = 200)", "",
+                  "| data set | learner | aggregation | coverage fixed | coverage random | width ratio random / fixed | same |",
+                  "|---|---|---|---|---|---|---|"]
+        g = fvr.groupby(["dataset", "learner", "aggregation", "method"])[["coverage", "mean_width"]].mean()
+        same_all = True
+        for (ds, lrn, agg), sub in g.groupby(level=[0, 1, 2]):
+            sub = sub.droplevel([0, 1, 2])
+            cf, cr = sub.loc[JAB_FIXED, "coverage"], sub.loc[JAB_RANDOM, "coverage"]
+            wr = sub.loc[JAB_RANDOM, "mean_width"] / sub.loc[JAB_FIXED, "mean_width"]
+            same = abs(cf - cr) <= 0.02 and abs(wr - 1) <= 0.05
+            same_all &= same
+            lines.append(f"| {ds} | {lrn} | {agg} | {cf:.3f} | {cr:.3f} | {wr:.3f} | {'yes' if same else 'no'} |")
+        lines += ["", "Same = |coverage difference| <= 0.02 and width ratio within 5%. "
+                  f"Claim {'holds' if same_all else 'holds only partly'}.", ""]
+
+    lines += ["## 5. Wall clock (Tables S1-S3): J+ensemble / J+aB time ratio", "",
+              "| table | data set | learner | aggregation | ours | paper |", "|---|---|---|---|---|---|"]
+    for ds, tab in tables.items():
+        for _, r in tab.iterrows():
+            ours, paper = (_fmt_ratio(r["ensemble_over_jab_seconds"]),
+                           _fmt_ratio(r["paper_ensemble_over_jab"]))
+            lines.append(f"| {TABLES[ds]} | {ds} | {r['learner']} | {r['aggregation']} | {ours} | {paper} |")
+    fits = n_loo * (1 - 1 / n_loo) ** m_timing
+    lines += ["", "Only ratios carry across machines. The ratio of model fits is n B / E[B] = "
+              f"n (1 - 1/n)^m = {fits:.1f} at n = {n_loo}, m = {m_timing} (paper: about 22 at "
+              "n = 40, m = 24): the time ratio approaches it when fitting dominates.", ""]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- workflow outputs
+def _sorted(df: pd.DataFrame) -> pd.DataFrame:
+    keys = [c for c in ("dataset", "learner", "method", "aggregation", "m_ratio", "trial") if c in df]
+    return df.sort_values(keys, kind="stable").reset_index(drop=True) if len(df) else df
+
+
+def _read_all(paths) -> pd.DataFrame:
+    frames = [pd.read_parquet(p) for p in paths]
+    return _sorted(pd.concat(frames, ignore_index=True)) if frames else pd.DataFrame()
+
+
+def _provenance_config(jab_cfg: dict) -> dict:
+    return {"jab": jab_cfg}
+
+
+def write_collected(inputs, outputs, *, jab_cfg: dict, seed: int) -> None:
+    """main.csv, jplus.csv, fixed_vs_random.csv (+ provenance sidecars) from the job files."""
+    from ..io import write_csv
+    from ..provenance import write_provenance
+
+    for key in ("main", "jplus", "fvr"):
+        df = _read_all(list(inputs[key]))
+        write_csv(df, outputs[key])
+        write_provenance(outputs[key], config=_provenance_config(jab_cfg), seed=seed,
+                         inputs=list(inputs["meta"]))
+
+
+def _read_csv(path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+
+
+def write_figures(inputs, outputs, *, jab_cfg: dict, missing, figures) -> None:
+    """Each paper figure in ``figures`` as PDF + PNG (paths in the order the rule lists them)."""
+    from ..plotting import save_figure
+
+    main, jplus, fvr = _read_csv(inputs["main"]), _read_csv(inputs["jplus"]), _read_csv(inputs["fvr"])
+    datasets = list(jab_cfg["datasets"])
+    available = [d for d in datasets if d not in missing]
+    by_id = {fid: key for key, fid in FIGURES.items()}
+    for k, fid in enumerate(figures):
+        grid, agg, metric = by_id[fid]
+        if grid == "main":
+            df = expand_jplus(main, jplus, jab_cfg["aggregations"]) if len(main) else main
+            methods = [JPLUS, JPLUS_ENSEMBLE, JAB]
+            n = jab_cfg["main"]["n"]
+        else:
+            df, methods, n = fvr, [JAB_RANDOM, JAB_FIXED], jab_cfg["fixed_vs_random"]["n"]
+        what = "coverage" if metric == "coverage" else "interval width"
+        title = (f"Figure {fid}: {what}, aggregation = {AGG_LABEL[agg]}, n = {n}, "
+                 f"{jab_cfg['n_trials']} trials")
+        fig = grid_figure(df, metric=metric, aggregation=agg, methods=methods, datasets=datasets,
+                          available=available, learners=jab_cfg["learners"],
+                          alpha=jab_cfg["alpha"], title=title)
+        save_figure(fig, outputs[2 * k], outputs[2 * k + 1])
+
+
+def write_tables(inputs, outputs, *, jab_cfg: dict, seed: int, missing) -> None:
+    """Tables S1-S3 (CSV + Markdown + provenance) and paper_vs_ours.md."""
+    from ..io import write_csv, write_markdown, write_text
+    from ..provenance import write_provenance
+
+    main, jplus, fvr = _read_csv(inputs["main"]), _read_csv(inputs["jplus"]), _read_csv(inputs["fvr"])
+    tables = {}
+    for k, ds in enumerate(jab_cfg["datasets"]):
+        tab = wallclock_table(main, jplus, dataset=ds, m_ratio=jab_cfg["timing_m_ratio"],
+                              learners=jab_cfg["learners"], aggregations=jab_cfg["aggregations"],
+                              available=ds not in missing)
+        tables[ds] = tab
+        title = (f"Table {TABLES[ds]}: mean wall-clock seconds over {jab_cfg['n_trials']} trials, "
+                 f"{DATASET_LABEL[ds]}, m = {jab_cfg['timing_m_ratio']:g} n (paper's seconds: "
+                 "MacBook Air 2018; only ratios compare)")
+        write_csv(tab, outputs["csv"][k])
+        write_markdown(tab, outputs["md"][k], title=title, floatfmt=".3g")
+        write_provenance(outputs["csv"][k], config=_provenance_config(jab_cfg), seed=seed,
+                         inputs=list(inputs["meta"]))
+    n = jab_cfg["main"]["n"]
+    text = paper_vs_ours(main, jplus, fvr if len(fvr) else None, tables,
+                         alpha=jab_cfg["alpha"], missing=list(missing), n_loo=n,
+                         m_timing=resample_size(n, jab_cfg["timing_m_ratio"]))
+    write_text(outputs["paper_vs_ours"], text)

@@ -1,0 +1,254 @@
+"""J+aB, J+ensemble, J+ against naive per-point references; Binomial B; input checks; from_bagging."""
+
+import numpy as np
+import pytest
+from scipy.stats import trim_mean
+from sklearn.dummy import DummyRegressor
+from sklearn.ensemble import BaggingRegressor
+from sklearn.tree import DecisionTreeRegressor
+
+from ensemble_repro.conformal import (JackknifePlus, JackknifePlusAfterBootstrap,
+                                      JackknifePlusEnsemble, binomial_probability,
+                                      draw_n_resamples, oob_aggregate, paper_n_resamples,
+                                      quantile_ranks)
+from ensemble_repro.learners import PaperRidge, make_learner
+
+PHI = {"mean": np.mean, "median": np.median, "trimmed_mean": lambda v: trim_mean(v, 0.25)}
+
+
+def naive_phi(values, aggregation):
+    return PHI[aggregation](np.asarray(values)) if len(values) else 0.0
+
+
+def naive_interval(mu_test, residuals, alpha, method):
+    """Per-test-point order statistics, written from the paper's definitions."""
+    n = len(residuals)
+    lo_rank = int(np.floor(alpha * (n + 1) + 1e-9))
+    hi_rank = int(np.ceil((1 - alpha) * (n + 1) - 1e-9))
+    lower, upper = [], []
+    for mu in mu_test:  # mu: the n leave-one-out predictions at one test point
+        if method == "plus":
+            up = sorted(mu[i] + residuals[i] for i in range(n))
+            dn = sorted(mu[i] - residuals[i] for i in range(n))
+            upper.append(up[hi_rank - 1] if hi_rank <= n else np.inf)
+            lower.append(dn[lo_rank - 1] if lo_rank >= 1 else -np.inf)
+        else:
+            q = sorted(residuals)[hi_rank - 1] if hi_rank <= n else np.inf
+            lower.append(min(mu) - q)
+            upper.append(max(mu) + q)
+    return np.array(lower), np.array(upper)
+
+
+def naive_jab(models, resamples, X, y, X_test, aggregation, alpha, method):
+    n = len(y)
+    oob = [[b for b, s in enumerate(resamples) if i not in set(s)] for i in range(n)]
+    residuals = [abs(y[i] - naive_phi([models[b].predict(X[i:i + 1])[0] for b in oob[i]], aggregation))
+                 for i in range(n)]
+    preds = [mdl.predict(X_test) for mdl in models]
+    mu_test = [[naive_phi([preds[b][j] for b in oob[i]], aggregation) for i in range(n)]
+               for j in range(len(X_test))]
+    return naive_interval(mu_test, residuals, alpha, method)
+
+
+def make_data(seed, n=20, k=15, p=3):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n + k, p)
+    y = X @ rng.randn(p) + rng.standard_t(2, n + k)
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+@pytest.mark.parametrize("aggregation", ["mean", "median", "trimmed_mean"])
+@pytest.mark.parametrize("method", ["plus", "minmax"])
+@pytest.mark.parametrize("replace", [True, False])
+@pytest.mark.parametrize("random_B", [True, False])
+def test_jab_matches_naive_reference(aggregation, method, replace, random_B):
+    X, y, X_test, _ = make_data(1)
+    # A shallow tree gives tied predictions; few resamples give empty out-of-bag sets.
+    for est, n_res in ((PaperRidge(), 12), (DecisionTreeRegressor(max_depth=2), 4)):
+        jab = JackknifePlusAfterBootstrap(est, n_resamples=n_res, resample_size=0.7, replace=replace,
+                                          random_B=random_B, aggregation=aggregation,
+                                          method=method, random_state=3).fit(X, y)
+        lower, upper = jab.predict_interval(X_test, alpha=0.15)
+        ref_lower, ref_upper = naive_jab(jab.estimators_, jab.resamples_, X, y, X_test,
+                                         aggregation, 0.15, method)
+        np.testing.assert_allclose(lower, ref_lower, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(upper, ref_upper, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(jab.oob_counts_, [sum(i not in set(s) for s in jab.resamples_)
+                                                        for i in range(len(y))])
+
+
+def test_empty_oob_sets_counted_and_zero():
+    X, y, X_test, _ = make_data(2)
+    jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=2, resample_size=1.0,
+                                      random_state=0).fit(X, y)
+    empty = jab.oob_counts_ == 0
+    assert empty.any()
+    np.testing.assert_allclose(jab.residuals_[empty], np.abs(y[empty]))  # mu_{-i} = 0
+
+
+@pytest.mark.parametrize("B", [1, 9, 52, 53, 120, 300])  # one and several 52-bit words, B > 255
+def test_oob_aggregate_matches_naive_with_ties(B):
+    rng = np.random.RandomState(B)
+    P = rng.randint(0, 4, size=(B, 7)).astype(float)  # many ties
+    in_bag = rng.rand(B, 11) < 0.5
+    in_bag[:, 0] = True  # an empty out-of-bag set
+    for agg in PHI:
+        got = oob_aggregate(P, in_bag, agg)
+        ref = [[naive_phi(P[~in_bag[:, i], j], agg) for i in range(11)] for j in range(7)]
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+
+
+LOO_CASES = [(JackknifePlusEnsemble, {"n_resamples": 3, "resample_size": 0.8, "aggregation": agg}, agg)
+             for agg in PHI] + [(JackknifePlus, {}, "mean")]
+
+
+@pytest.mark.parametrize("cls,kwargs,aggregation", LOO_CASES)
+@pytest.mark.parametrize("method", ["plus", "minmax"])
+def test_jackknife_plus_matches_naive(cls, kwargs, aggregation, method):
+    X, y, X_test, _ = make_data(4)
+    est = cls(PaperRidge(), method=method, random_state=5, **kwargs).fit(X, y)
+    n = len(y)
+    mu_self, mu_test = [], []
+    for i in range(n):
+        assert all(i not in set(s) for s in est.resamples_[i])  # row i left out of X and y
+        # Refit from scratch on the recorded leave-one-out resamples.
+        models = [PaperRidge().fit(X[s], y[s]) for s in est.resamples_[i]]
+        mu_self.append(naive_phi([m.predict(X[i:i + 1])[0] for m in models], aggregation))
+        mu_test.append([naive_phi([m.predict(X_test[j:j + 1])[0] for m in models], aggregation)
+                        for j in range(len(X_test))])
+    residuals = np.abs(y - np.array(mu_self))
+    ref = naive_interval(np.array(mu_test).T, residuals, 0.1, method)
+    got = est.predict_interval(X_test, alpha=0.1)
+    np.testing.assert_allclose(got[0], ref[0], atol=1e-10, rtol=0)
+    np.testing.assert_allclose(got[1], ref[1], atol=1e-10, rtol=0)
+
+
+def test_quantile_ranks_and_infinite_bounds():
+    assert quantile_ranks(40, 0.1) == (4, 37)
+    assert quantile_ranks(9, 0.1) == (1, 9)  # 0.9 * 10 is 9.000000000000002 in floating point
+    X, y, X_test, _ = make_data(5, n=5)
+    lower, upper = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=10, random_state=0
+                                               ).fit(X, y).predict_interval(X_test, alpha=0.1)
+    assert np.isinf(upper).all() and np.isinf(lower).all() and (lower < 0).all()
+
+
+@pytest.mark.parametrize("replace,m", [(True, 30), (False, 12)])
+def test_binomial_B_mean_and_variance(replace, m):
+    n, n_tilde, draws = 40, 25, 20000
+    p = binomial_probability(n, m, replace)
+    rng = np.random.RandomState(0)
+    B = np.array([draw_n_resamples(n_tilde, n, m, replace, rng) for _ in range(draws)])
+    assert abs(B.mean() - n_tilde * p) < 4 * np.sqrt(n_tilde * p * (1 - p) / draws)
+    assert abs(B.var() / (n_tilde * p * (1 - p)) - 1) < 0.05
+    # Through the estimator: random_B draws the same Binomial; fixed B is exactly n_resamples.
+    X, y, _, _ = make_data(6, n=n)
+    drawn = [JackknifePlusAfterBootstrap(DummyRegressor(), n_resamples=n_tilde, resample_size=m,
+                                         replace=replace, random_B=True, random_state=s
+                                         ).fit(X, y).n_resamples_ for s in range(300)]
+    assert abs(np.mean(drawn) - n_tilde * p) < 4 * np.sqrt(n_tilde * p * (1 - p) / 300)
+    fixed = JackknifePlusAfterBootstrap(DummyRegressor(), n_resamples=n_tilde, resample_size=m,
+                                        replace=replace, random_state=1).fit(X, y)
+    assert fixed.n_resamples_ == n_tilde == len(fixed.estimators_) == len(fixed.resamples_)
+
+
+def test_paper_n_resamples():
+    n, m = 40, 24
+    p = (1 - 1 / 41) ** 24
+    assert paper_n_resamples(20, n, m, "loo") == int(20 / (p * (1 - 1 / 40) ** 24))
+    assert paper_n_resamples(50, 200, 120, "fits") == int(50 / (1 - 1 / 201) ** 120)
+    # Expected models per leave-one-out set ~ 20, as J+ensemble with B = 20.
+    assert abs(paper_n_resamples(20, n, m, "loo") * p * (1 - 1 / 40) ** 24 - 20) < 1
+
+
+@pytest.mark.parametrize("random_state", [7, np.random.RandomState(7), None])
+def test_out_of_bag_sets_are_the_fitted_resamples(random_state):
+    X, y, _, _ = make_data(7)
+    jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=8, random_state=random_state).fit(X, y)
+    for model, s in zip(jab.estimators_, jab.resamples_):
+        np.testing.assert_allclose(model.coef_, PaperRidge().fit(X[s], y[s]).coef_, atol=1e-12)
+
+
+def test_from_bagging_equals_fit_with_same_resamples():
+    X, y, X_test, _ = make_data(8, n=30)
+    bag = BaggingRegressor(PaperRidge(), n_estimators=15, random_state=0).fit(X, y)
+    for agg in PHI:
+        wrapped = JackknifePlusAfterBootstrap.from_bagging(bag, X, y, aggregation=agg)
+        assert wrapped.estimators_[0] is bag.estimators_[0]  # nothing refitted
+        refit = JackknifePlusAfterBootstrap(PaperRidge(), aggregation=agg).fit(
+            X, y, resamples=bag.estimators_samples_)
+        for a, b in zip(wrapped.predict_interval(X_test), refit.predict_interval(X_test)):
+            np.testing.assert_allclose(a, b, atol=1e-10, rtol=0)
+    np.testing.assert_allclose(JackknifePlusAfterBootstrap.from_bagging(bag, X, y).predict(X_test),
+                               bag.predict(X_test), atol=1e-10)
+
+
+@pytest.mark.parametrize("kwargs,fit_args,match", [
+    ({}, ("1d",), "2-D array"),
+    ({}, ("nan_x",), "X contains NaN"),
+    ({}, ("inf_y",), "y contains NaN or infinity"),
+    ({}, ("mismatch",), "same number of rows"),
+    ({}, ("n1",), "at least 2 training points"),
+    ({"replace": False, "resample_size": 30}, (), "impossible without replacement"),
+    ({"aggregation": "mode"}, (), "aggregation must be one of"),
+    ({"method": "cv"}, (), "method must be one of"),
+    ({"n_resamples": 0}, (), "n_resamples must be a positive integer"),
+])
+def test_bad_input(kwargs, fit_args, match):
+    X, y, _, _ = make_data(9)
+    if fit_args:
+        X, y = {"1d": (X[:, 0], y), "nan_x": (np.where(X > 1, np.nan, X), y),
+                "inf_y": (X, np.where(y > 0, np.inf, y)), "mismatch": (X, y[:-1]),
+                "n1": (X[:1], y[:1])}[fit_args[0]]
+    with pytest.raises(ValueError, match=match):
+        JackknifePlusAfterBootstrap(PaperRidge(), **kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize("alpha", [0, 1, -0.1, 1.5, "0.1"])
+def test_bad_alpha(alpha):
+    X, y, X_test, _ = make_data(10)
+    for est in (JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=5, random_state=0),
+                JackknifePlus(PaperRidge())):
+        with pytest.raises(ValueError, match="alpha must be a number strictly between 0 and 1"):
+            est.fit(X, y).predict_interval(X_test, alpha=alpha)
+
+
+def test_make_learner():
+    rf, nn = make_learner("rf", 3), make_learner("nn", 3)
+    assert (rf.n_estimators, rf.criterion, rf.bootstrap, rf.random_state) == (20, "absolute_error", False, 3)
+    assert (nn.solver, nn.activation) == ("lbfgs", "logistic")
+    X, y, _, _ = make_data(11, n=50, p=4)
+    ridge = make_learner("ridge").fit(X, y)
+    lam = 1e-3 * np.linalg.norm(X, 2) ** 2
+    Xc, yc = X - X.mean(0), y - y.mean()
+    np.testing.assert_allclose(ridge.coef_, np.linalg.solve(Xc.T @ Xc + lam * np.eye(4), Xc.T @ yc))
+    np.testing.assert_allclose(ridge.intercept_, y.mean() - X.mean(0) @ ridge.coef_)
+    # Fewer rows than features: the dual (m x m) solution equals the primal one.
+    Xw, yw = X[:10], y[:10]
+    Xw = np.hstack([Xw, np.random.RandomState(0).randn(10, 20)])
+    wide = make_learner("ridge").fit(Xw, yw)
+    lam = 1e-3 * np.linalg.norm(Xw, 2) ** 2
+    Xc, yc = Xw - Xw.mean(0), yw - yw.mean()
+    np.testing.assert_allclose(wide.coef_, np.linalg.solve(Xc.T @ Xc + lam * np.eye(24), Xc.T @ yc),
+                               atol=1e-10)
+    with pytest.raises(ValueError, match="learner must be one of"):
+        make_learner("svm")
+
+
+def test_interval_memory_bounded_for_blog_sized_test_set():
+    """n = 200, B = 50, 52k test points (Blog): the chunked kernels stay far below 1 GB."""
+    import tracemalloc
+
+    from ensemble_repro.conformal import jab_interval
+
+    rng = np.random.RandomState(0)
+    n, B, k = 200, 50, 52000
+    P = rng.randn(B, k)
+    in_bag = rng.rand(B, n) < 0.63
+    residuals = np.abs(rng.randn(n))
+    tracemalloc.start()
+    for agg in ("mean", "trimmed_mean"):
+        lower, upper = jab_interval(P, in_bag, residuals, 0.1, agg)
+        assert lower.shape == upper.shape == (k,) and (lower <= upper).all()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 300 * 2 ** 20, peak / 2 ** 20

@@ -1,0 +1,94 @@
+"""Experiment cells (protocol, determinism) and every figure / table kind on a tiny synthetic grid."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ensemble_repro.conformal import JackknifePlusEnsemble
+from ensemble_repro.experiments import jab, jab_report
+from ensemble_repro.io import drop_timing
+from ensemble_repro.learners import PaperRidge
+
+AGGS = ["mean", "median", "trimmed_mean"]
+
+
+def synthetic(n_total=150, p=6, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n_total, p)
+    return X, X @ rng.randn(p) + rng.standard_t(3, n_total)
+
+
+def test_trial_split_is_the_papers():
+    train, test = jab.trial_split(100, 40, 98765 + 3)
+    np.random.seed(98765 + 3)
+    np.testing.assert_array_equal(train, np.random.choice(100, 40, replace=False))
+    assert len(test) == 60 and not set(train) & set(test)
+
+
+def test_main_cell_rows_deterministic_and_thread_independent():
+    X, y = synthetic()
+    kw = dict(dataset="synthetic", learner="ridge", m_ratio=0.6, trial=1, n=20, n_resamples=5,
+              aggregations=AGGS, alpha=0.1, seed=7, trial_seed_base=98765)
+    a = pd.DataFrame(jab.main_cell(X, y, n_jobs=1, **kw))
+    b = pd.DataFrame(jab.main_cell(X, y, n_jobs=2, **kw))
+    pd.testing.assert_frame_equal(drop_timing(a), drop_timing(b))
+    assert set(a["method"]) == {jab.JAB, jab.JPLUS_ENSEMBLE} and set(a["aggregation"]) == set(AGGS)
+    assert (a.loc[a["method"] == jab.JPLUS_ENSEMBLE, "n_fits"] == 20 * 5).all()
+    assert a["m"].eq(12).all() and a["n_test"].eq(130).all()
+    timing = [c for c in a.columns if "seconds" in c]
+    assert timing and all(c.endswith("_seconds") for c in timing)
+
+
+def test_jplus_ensemble_same_for_any_n_jobs():
+    X, y = synthetic(60)
+    fits = [JackknifePlusEnsemble(PaperRidge(), n_resamples=3, random_state=4, n_jobs=j)
+            .fit(X[:30], y[:30]).predict_interval(X[30:]) for j in (1, 2)]
+    np.testing.assert_array_equal(fits[0][0], fits[1][0])
+    np.testing.assert_array_equal(fits[0][1], fits[1][1])
+
+
+@pytest.fixture(scope="module")
+def tiny_results(tmp_path_factory):
+    """Cells for two data sets x ridge, plus 'meps' configured but missing."""
+    X, y = synthetic()
+    cfg = {"alpha": 0.1, "datasets": ["meps", "blog", "communities"], "learners": ["ridge"],
+           "aggregations": AGGS, "n_trials": 2, "trial_seed_base": 98765, "timing_m_ratio": 0.6,
+           "main": {"n": 20, "m_ratios": [0.4, 0.6], "n_resamples": 4},
+           "fixed_vs_random": {"enabled": True, "n": 30, "m_ratios": [0.5, 1.0], "n_resamples": 6}}
+    common = dict(learner="ridge", alpha=0.1, seed=1, trial_seed_base=98765)
+    main, jplus, fvr = [], [], []
+    for ds in ("blog", "communities"):
+        for t in range(2):
+            for r in (0.4, 0.6):
+                main += jab.main_cell(X, y, dataset=ds, m_ratio=r, trial=t, n=20, n_resamples=4,
+                                      aggregations=AGGS, **common)
+            jplus += jab.jplus_cell(X, y, dataset=ds, trial=t, n=20, **common)
+            for r in (0.5, 1.0):
+                fvr += jab.fixed_vs_random_cell(X, y, dataset=ds, m_ratio=r, trial=t, n=30,
+                                                n_resamples=6, aggregations=AGGS, **common)
+    d = tmp_path_factory.mktemp("jab")
+    paths = {k: d / f"{k}.csv" for k in ("main", "jplus", "fvr")}
+    for k, rows in (("main", main), ("jplus", jplus), ("fvr", fvr)):
+        pd.DataFrame(rows).to_csv(paths[k], index=False)
+    return cfg, paths, d
+
+
+def test_every_figure_and_table_renders(tiny_results):
+    cfg, paths, d = tiny_results
+    figures = list(jab_report.FIGURES.values())
+    fig_out = [str(d / f"figure_{f}.{e}") for f in figures for e in ("pdf", "png")]
+    jab_report.write_figures(paths, fig_out, jab_cfg=cfg, missing=["meps"], figures=figures)
+    assert all((d / f"figure_{f}.{e}").stat().st_size > 1000 for f in figures for e in ("pdf", "png"))
+    out = {"csv": [str(d / f"t{i}.csv") for i in range(3)], "md": [str(d / f"t{i}.md") for i in range(3)],
+           "paper_vs_ours": str(d / "pvo.md")}
+    jab_report.write_tables({**paths, "meta": []}, out, jab_cfg=cfg, seed=1, missing=["meps"])
+    meps = pd.read_csv(out["csv"][0])
+    assert (meps["status"] == jab_report.MISSING).all() and meps["jab_seconds"].isna().all()
+    assert meps.loc[meps["aggregation"] == "mean", "paper_jplus_ensemble"].iloc[0] == 2.1  # Table S1
+    blog = pd.read_csv(out["csv"][1])
+    assert (blog["status"] == "measured").all() and (blog["jplus_ensemble_seconds"] > 0).all()
+    np.testing.assert_allclose(blog["ensemble_over_jab_seconds"],
+                               blog["jplus_ensemble_seconds"] / blog["jab_seconds"])
+    text = open(out["paper_vs_ours"]).read()
+    assert "needs the AHRQ file" in text and "## 4. Fixed and random B" in text
+    assert text.count("| blog | ridge |") >= 3

@@ -1,0 +1,197 @@
+# Jackknife+-after-bootstrap (Kim, Xu & Barber 2020); protocol: ../shared/docs/jab-spec.md.
+# Library: ensemble_repro.conformal; experiment cells: ensemble_repro.experiments.jab;
+# figures / tables: ensemble_repro.experiments.jab_report.
+# Jobs: one per (grid, data set, learner, m/n) with all trials inside (main grid: 45 jobs at
+# paper scale, fixed-vs-random: 90, J+non-ensemble: 9), grouped as "jab_grid" for a cluster,
+# then one collect, one figures and one tables job. MEPS is left out (with a warning from
+# common.smk) when its AHRQ file is absent; its panels and Table S1 then say so.
+# Resources, measured on the 2-core shared box (smoke/quick configs, results/benchmarks/jab/):
+# a main-grid job holds n * B fitted models and (n, B, 4096) prediction chunks: < 1 GB even for
+# Blog; runtime per trial ~1 s (ridge), ~30 s (RF), minutes (NN) on Communities, more on Blog.
+
+JAB = config["jab"]
+JAB_ALL = JAB["datasets"]
+JAB_DATASETS = available(JAB_ALL) if experiment_on("jab") else []
+JAB_MISSING = [d for d in JAB_ALL if d not in JAB_DATASETS]
+JAB_LEARNERS = JAB["learners"]
+JAB_MAIN_M = [f"{r:g}" for r in JAB["main"]["m_ratios"]]
+JAB_FVR_ON = JAB["fixed_vs_random"]["enabled"]
+JAB_FVR_M = [f"{r:g}" for r in JAB["fixed_vs_random"]["m_ratios"]] if JAB_FVR_ON else []
+JR = "results/jab"
+JAB_FIG_IDS = ["1", "2", "S1", "S2", "S3", "S4"]
+JAB_FVR_FIG_IDS = ["S5", "S6", "S7", "S8", "S9", "S10"] if JAB_FVR_ON else []
+JAB_TABLE_IDS = {"meps": "S1", "blog": "S2", "communities": "S3"}
+# Only the aggregations in the config get figures.
+JAB_AGG_FIGS = {"mean": ["1", "2", "S5", "S6"], "median": ["S1", "S2", "S7", "S8"],
+                "trimmed_mean": ["S3", "S4", "S9", "S10"]}
+JAB_FIGS = [f for a in JAB["aggregations"] for f in JAB_AGG_FIGS[a] if f in JAB_FIG_IDS + JAB_FVR_FIG_IDS]
+
+
+JAB_TABLES = {ext: [f"{JR}/tables/table_{JAB_TABLE_IDS[d]}_{d}.{ext}" for d in JAB_ALL] for ext in ("csv", "md")}
+JAB_TARGETS = (
+    [f"{JR}/figures/figure_{f}.{ext}" for f in JAB_FIGS for ext in ("pdf", "png")]
+    + JAB_TABLES["csv"] + JAB_TABLES["md"] + [f"{JR}/paper_vs_ours.md"]
+) if experiment_on("jab") else []
+# the contract of Snakefile's `all` rule: jab_targets() lists the final outputs
+jab_targets = lambda: JAB_TARGETS
+
+
+wildcard_constraints:
+    jab_data=regex_choice(JAB_ALL),
+    jab_learner=regex_choice(JAB_LEARNERS),
+    jab_m=regex_choice(sorted(set(JAB_MAIN_M + JAB_FVR_M))),
+
+
+rule jab_main_cell:
+    """Main grid, all trials at one m/n: J+aB (random B) and J+ensemble (B fixed), every aggregation."""
+    input:
+        table=lambda wc: prepared(wc.jab_data),
+    output:
+        f"{JR}/cells/main/{{jab_data}}/{{jab_learner}}/m{{jab_m}}.parquet",
+    log:
+        "results/logs/jab/main/{jab_data}_{jab_learner}_m{jab_m}.log",
+    benchmark:
+        "results/benchmarks/jab/main/{jab_data}_{jab_learner}_m{jab_m}.tsv"
+    params:
+        jab=JAB,
+        seed=config["seed"],
+    threads: 2  # J+ensemble fits its n leave-one-out ensembles in parallel
+    resources:
+        mem_mb=2000,
+        runtime=lambda wc: {"ridge": 30, "rf": 240, "nn": 1440}[wc.jab_learner],
+    group:
+        "jab_grid"
+    conda:
+        ENV
+    script:
+        "../scripts/jab_cell.py"
+
+
+rule jab_jplus_cell:
+    """J+non-ensemble, all trials (independent of m/n)."""
+    input:
+        table=lambda wc: prepared(wc.jab_data),
+    output:
+        f"{JR}/cells/jplus/{{jab_data}}/{{jab_learner}}.parquet",
+    log:
+        "results/logs/jab/jplus/{jab_data}_{jab_learner}.log",
+    benchmark:
+        "results/benchmarks/jab/jplus/{jab_data}_{jab_learner}.tsv"
+    params:
+        jab=JAB,
+        seed=config["seed"],
+    threads: 1  # n fits per trial; the main-grid jobs hold the parallelism
+    resources:
+        mem_mb=1500,
+        runtime=lambda wc: {"ridge": 10, "rf": 30, "nn": 120}[wc.jab_learner],
+    group:
+        "jab_grid"
+    conda:
+        ENV
+    script:
+        "../scripts/jab_cell.py"
+
+
+rule jab_fixed_vs_random_cell:
+    """Appendix D.3 grid, all trials at one m/n: J+aB with fixed vs Binomial B."""
+    input:
+        table=lambda wc: prepared(wc.jab_data),
+    output:
+        f"{JR}/cells/fixed_vs_random/{{jab_data}}/{{jab_learner}}/m{{jab_m}}.parquet",
+    log:
+        "results/logs/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.log",
+    benchmark:
+        "results/benchmarks/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.tsv"
+    params:
+        jab=JAB,
+        seed=config["seed"],
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=lambda wc: {"ridge": 10, "rf": 60, "nn": 240}[wc.jab_learner],
+    group:
+        "jab_grid"
+    conda:
+        ENV
+    script:
+        "../scripts/jab_cell.py"
+
+
+rule jab_collect:
+    """Tidy result tables (one row per data set x learner x aggregation x method x m/n x trial)."""
+    input:
+        main=expand(f"{JR}/cells/main/{{d}}/{{l}}/m{{m}}.parquet", d=JAB_DATASETS, l=JAB_LEARNERS, m=JAB_MAIN_M),
+        jplus=expand(f"{JR}/cells/jplus/{{d}}/{{l}}.parquet", d=JAB_DATASETS, l=JAB_LEARNERS),
+        fvr=expand(f"{JR}/cells/fixed_vs_random/{{d}}/{{l}}/m{{m}}.parquet", d=JAB_DATASETS, l=JAB_LEARNERS, m=JAB_FVR_M),
+        meta=[prepared_meta(d) for d in JAB_DATASETS],
+    output:
+        main=f"{JR}/main.csv",
+        jplus=f"{JR}/jplus.csv",
+        fvr=f"{JR}/fixed_vs_random.csv",
+    log:
+        "results/logs/jab/collect.log",
+    params:
+        jab=JAB,
+        seed=config["seed"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/jab_collect.py"
+
+
+rule jab_figures:
+    """Figures 1, 2, S1-S4 (main grid) and S5-S10 (fixed vs random B)."""
+    input:
+        main=f"{JR}/main.csv",
+        jplus=f"{JR}/jplus.csv",
+        fvr=f"{JR}/fixed_vs_random.csv",
+    output:
+        [report(f"{JR}/figures/figure_{f}.{ext}", caption="../report/jab_figures.rst",
+                category="Jackknife+-after-bootstrap") for f in JAB_FIGS for ext in ("pdf", "png")],
+    log:
+        "results/logs/jab/figures.log",
+    params:
+        jab=JAB,
+        missing=JAB_MISSING,
+        figures=JAB_FIGS,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/jab_figures.py"
+
+
+rule jab_tables:
+    """Tables S1-S3 (wall clock at m = timing_m_ratio * n) and paper_vs_ours.md."""
+    input:
+        main=f"{JR}/main.csv",
+        jplus=f"{JR}/jplus.csv",
+        fvr=f"{JR}/fixed_vs_random.csv",
+        meta=[prepared_meta(d) for d in JAB_DATASETS],
+    output:
+        csv=[report(p, caption="../report/jab_tables.rst", category="Jackknife+-after-bootstrap")
+             for p in JAB_TABLES["csv"]],
+        md=JAB_TABLES["md"],
+        paper_vs_ours=report(f"{JR}/paper_vs_ours.md", caption="../report/jab_paper_vs_ours.rst",
+                             category="Jackknife+-after-bootstrap"),
+    log:
+        "results/logs/jab/tables.log",
+    params:
+        jab=JAB,
+        seed=config["seed"],
+        missing=JAB_MISSING,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/jab_tables.py"

@@ -1,0 +1,15 @@
+# One J+aB grid job (rules jab_main_cell, jab_jplus_cell, jab_fixed_vs_random_cell): all trials.
+from ensemble_repro.logs import setup_logging
+
+setup_logging(snakemake.log[0])
+
+from ensemble_repro.experiments.jab import run_job  # noqa: E402
+from ensemble_repro.io import write_parquet  # noqa: E402
+
+kind = {"jab_main_cell": "main", "jab_jplus_cell": "jplus",
+        "jab_fixed_vs_random_cell": "fixed_vs_random"}[snakemake.rule]
+wc = snakemake.wildcards
+df = run_job(kind, snakemake.input.table, dataset=wc.jab_data, learner=wc.jab_learner,
+             jab_cfg=snakemake.params.jab, seed=snakemake.params.seed,
+             m_ratio=float(wc.jab_m) if kind != "jplus" else None, n_jobs=snakemake.threads)
+write_parquet(df, snakemake.output[0])
