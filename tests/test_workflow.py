@@ -124,12 +124,25 @@ def smoke_cores2(tmp_path_factory):
     return work
 
 
-def test_smoke_run_produces_every_output(smoke_cores2):
+def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     proc = run_snakemake(smoke_cores2, "-n", cores=2)
     assert "Nothing to be done" in proc.stdout, proc.stdout
-    for name in ("README.md", "paper_vs_ours.md"):
-        assert (smoke_cores2 / "results" / name).stat().st_size > 0
+    results = smoke_cores2 / "results"
+    index = (results / "README.md").read_text()
+    summary = (results / "paper_vs_ours.md").read_text()
+    for paper in ("jab", "qwyc", "knapsack"):
+        assert (results / paper / "paper_vs_ours.md").exists()
+        assert f"`{paper}/paper_vs_ours.md`" in index
+    for title in ("Jackknife+-after-bootstrap", "Quit When You Can", "knapsack"):
+        assert title in summary
     assert not partial_files(smoke_cores2)
+    report = run_snakemake(smoke_cores2, "--report", "results/report.html", cores=1)
+    assert report.returncode == 0, report.stdout[-3000:]
+    html = (results / "report.html").read_text(errors="ignore")
+    figures = sorted(p.relative_to(smoke_cores2).as_posix() for p in results.rglob("*.png"))
+    assert len(figures) >= 10
+    missing = [f for f in figures if f'"{f}"' not in html]
+    assert not missing, missing
 
 
 def test_cores_do_not_change_results(smoke_cores2, tmp_path):

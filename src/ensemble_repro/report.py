@@ -34,6 +34,7 @@ class OutputPattern:
     rule: str
     pattern: str
     caption: str | None = None
+    doc: str | None = None
 
     def regex(self) -> re.Pattern:
         parts = re.split(r"(\{[^}]+\})", self.pattern)
@@ -42,14 +43,22 @@ class OutputPattern:
 
 
 def caption_title(caption_path: str | os.PathLike | None) -> str:
-    """The first non-empty line of an .rst caption, without markup."""
+    """The title of an .rst caption, else its first sentence (Jinja fields dropped)."""
     if not caption_path or not Path(caption_path).exists():
         return ""
-    for line in Path(caption_path).read_text(encoding="utf-8").splitlines():
-        line = line.strip().strip("*").strip()
-        if line and not set(line) <= set("=-~^"):
-            return line
-    return ""
+    lines = Path(caption_path).read_text(encoding="utf-8").splitlines()
+    if len(lines) > 1 and lines[1].strip() and set(lines[1].strip()) <= set("=-~^#*"):
+        return lines[0].strip()
+    para = []
+    for line in lines:
+        if not line.strip():
+            if para:
+                break
+            continue
+        para.append(line.strip())
+    text = re.sub(r"\{\{.*?\}\}", "…", " ".join(para))
+    end = re.search(r"(?<! al)(?<! e\.g)\.(\s+[A-Z(]|$)", text)
+    return text[: end.start() + 1] if end else text
 
 
 def result_files(results_dir: str | os.PathLike) -> list[Path]:
@@ -93,7 +102,7 @@ def build_index(results_dir: str | os.PathLike, patterns: Sequence[OutputPattern
         match = next((p for p, rx in compiled if rx.search(rel)), None)
         key = path.relative_to(root).parts[0]
         key = key if key in sections else "data"
-        what = caption_title(match.caption) if match else ""
+        what = (caption_title(match.caption) or (match.doc or "").strip()) if match else ""
         if not what and path.name.endswith(".provenance.json"):
             what = "provenance of " + path.name.replace(".provenance.json", "")
         rule = match.rule if match else "?"

@@ -100,5 +100,5 @@ def output_catalogue():
         for f in r.output:
             rep = f.flags.get("report")
             caption = rep.caption.get_path_or_uri(secret_free=True) if rep and rep.caption else None
-            rows.append({"rule": r.name, "pattern": str(f), "caption": caption})
+            rows.append({"rule": r.name, "pattern": str(f), "caption": caption, "doc": r.docstring})
     return rows

@@ -1,0 +1,56 @@
+"""results/README.md and results/paper_vs_ours.md generation (issue 7)."""
+
+import pandas as pd
+
+from ensemble_repro.io import write_csv
+from ensemble_repro.provenance import write_provenance
+from ensemble_repro.report import (OutputPattern, build_index, caption_title,
+                                   gather_paper_vs_ours, result_files)
+
+
+def test_caption_title_takes_heading_or_first_sentence(tmp_path):
+    a = tmp_path / "a.rst"
+    a.write_text("Figure 3 of X\n============\n\nBody.\n")
+    b = tmp_path / "b.rst"
+    b.write_text("\nRegenerates Table 2 of Kim et al. (2020) with {{ snakemake.config['n'] }} trials.\nMore. Text.\n")
+    assert caption_title(a) == "Figure 3 of X"
+    assert caption_title(b) == "Regenerates Table 2 of Kim et al. (2020) with … trials."
+    assert caption_title(tmp_path / "missing.rst") == ""
+
+
+def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cap = tmp_path / "cap.rst"
+    cap.write_text("Table S2 of the paper\n=====================\n")
+    write_csv(pd.DataFrame({"a": [1]}), "results/jab/tables/S2.csv")
+    prep = tmp_path / "results" / "data" / "blog.json"
+    prep.parent.mkdir(parents=True)
+    prep.write_text('{"name": "blog", "sources": {"blogData_train.csv": "f3cc953ea9913361"}}')
+    write_provenance("results/jab/tables/S2.csv", config={"alpha": 0.1}, seed=7, inputs=[prep])
+    (tmp_path / "results" / "logs").mkdir()
+    (tmp_path / "results" / "logs" / "x.log").write_text("log")
+    (tmp_path / "results" / "jab" / "tables" / ".S2.csv.tmp").write_text("partial")
+    pvo = tmp_path / "results" / "jab" / "paper_vs_ours.md"
+    pvo.write_text("# J+aB paper vs ours\n\n| claim | ours |\n|---|---|\n| coverage 0.9 | 0.91 |\n")
+    patterns = [OutputPattern("jab_tables", "results/jab/tables/{table}.csv", str(cap)),
+                OutputPattern("prepare", "results/data/{name}.json", None, "One tidy table.")]
+    build_index("results", patterns, {"jab": str(pvo)}, "results/README.md", ["config/quick.yaml"])
+    text = (tmp_path / "results" / "README.md").read_text()
+    assert "| `jab/tables/S2.csv` | Table S2 of the paper | `jab_tables` | seed 7; data blogData_train.csv f3cc953ea991…" in text
+    assert "| `data/blog.json` | One tidy table. | `prepare` |" in text
+    assert "| coverage 0.9 | 0.91 |" in text
+    assert "x.log" not in text and ".S2.csv.tmp" not in text
+    assert "config/quick.yaml" in text
+    files = [p.name for p in result_files("results")]
+    assert "README.md" not in files and "S2.provenance.json" in files
+
+
+def test_gather_paper_vs_ours_marks_switched_off_papers(tmp_path):
+    a = tmp_path / "a.md"
+    a.write_text("# Title\n\n| claim | ours | holds |\n")
+    out = tmp_path / "all.md"
+    gather_paper_vs_ours({"qwyc": a, "knapsack": tmp_path / "missing.md"}, out)
+    text = out.read_text()
+    assert "## Quit When You Can" in text and "| claim | ours | holds |" in text
+    assert "(experiment switched off in this config)" in text
+    assert "# Title" not in text
