@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ensemble_repro.experiments import knapsack as kx
+
 from ensemble_repro.knapsack import (STRATEGIES, efficiency, exhaustive, fit_beta, greedy_backward,
                                      greedy_forward, majority_vote_accuracy, monte_carlo,
                                      q_identical, q_moments, simulated_annealing,
@@ -167,7 +169,7 @@ def test_stopping_rule_truncates_the_same_run(name):
     rule = stopping_rule(p, t, 9.0, STOP=0.05)
     free = STRATEGIES[name](p, t, 9.0, seed=3, maxstep=3000)
     stopped = STRATEGIES[name](p, t, 9.0, seed=3, maxstep=3000, stop=rule)
-    reach = free.trace[free.trace[:, 1] >= rule.threshold]
+    reach = free.trace[rule.reached(free.trace[:, 1])]
     if reach.size:                    # the rule stops exactly where the free run first passed it
         assert stopped.stopped_by == "rule"
         assert stopped.evaluations == int(reach[0, 0])
@@ -184,6 +186,98 @@ def test_adversarial_pool_optimum_is_the_expensive_member():
     assert list(exhaustive(p, t, 1.0).members) == [0]
     assert 0 not in greedy_forward(p, t, 1.0, key="usefulness").members
     assert 0 not in greedy_backward(p, t, 1.0, key="usefulness").members
+
+
+@pytest.mark.parametrize("sampler", ["uniform_subset", "uniform_size", "bernoulli"])
+def test_monte_carlo_samplers_feasible_and_use_the_whole_budget(sampler):
+    rng = np.random.default_rng(17)
+    for _ in range(5):
+        p, t, budget = random_pool(rng, 12)
+        res = monte_carlo(p, t, budget, seed=1, sampler=sampler, maxstep=300)
+        assert res.cost <= budget * (1 + 1e-12)                  # over-budget draws are rejected
+        assert res.evaluations == 300 and res.stopped_by == "maxstep"
+        assert res.accuracy == pytest.approx(majority_vote_accuracy(p[res.members]))
+
+
+def test_adversarial_success_rates_match_exact_monte_carlo_rates():
+    cfg = {**_smoke_cfg(), "adversarial": {"sizes": [6], "beta": 0.2, "eps": 0.01, "n_seeds": 300,
+                                           "checkpoints": [5, 20],
+                                           "mc_samplers": ["uniform_subset", "uniform_size",
+                                                           "bernoulli"]}}
+    runs, rates = kx.adversarial(cfg, seed=0)
+    assert set(runs["evaluations"]) <= {20}                    # equal budget for every search
+    mc = rates[rates["strategy"] == "monte_carlo"]
+    assert len(mc) == 6
+    for r in mc.itertuples():                                  # binomial 4-sigma band
+        band = 4 * np.sqrt(r.exact_rate * (1 - r.exact_rate) / r.runs) + 1 / r.runs
+        assert abs(r.success_rate - r.exact_rate) <= band, r
+    at20 = rates[rates["within_evaluations"] == 20].set_index(["strategy", "sampler"])["success_rate"]
+    assert at20[("simulated_annealing", "")] > 0.8 > 0.5 > at20[("monte_carlo", "uniform_subset")]
+    assert kx.adversarial_hit_probability(6, "uniform_subset") == 2.0 ** -6
+
+
+def _smoke_cfg():
+    import yaml
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "config" / "smoke.yaml"
+    return yaml.safe_load(path.read_text())["knapsack"]
+
+
+def test_left_tail_rule_is_lower_quantile():
+    rng = np.random.default_rng(1)
+    p, t = rng.beta(8, 4, 40), np.ones(40)
+    left = stopping_rule(p, t, 7.0, rule="left_tail", STOP=0.05)
+    k = left.mean * (1 - left.mean) / left.var - 1
+    assert stats.beta.cdf(left.threshold, left.mean * k, (1 - left.mean) * k) == pytest.approx(0.05)
+    assert left.threshold < stopping_rule(p, t, 7.0, rule="expected").threshold
+    normal = stopping_rule(p, t, 7.0, rule="left_tail", STOP=0.05, tail_law="normal")
+    assert normal.threshold == pytest.approx(left.mean - stats.norm.isf(0.05) * np.sqrt(left.var))
+
+
+def test_stop_levels_order_thresholds_and_stopping_times():
+    cfg = {**_smoke_cfg(), "stop_levels": [0.05, 0.01, 0.1], "MAXSTEP": 400}
+    assert kx.rule_variants(cfg) == ["stop=none", "stop=tail@0.05", "stop=tail@0.01", "stop=tail@0.1"]
+    pool = kx.synthetic_pool(30, 8.0, 4.0, seed=4)
+    runs, _ = kx.selection_cell(pool["p"], pool["cost"], 0.2, cfg, seeds=[0, 1])
+    runs.insert(0, "pool", "syn")
+    thr = runs.groupby("variant")["rule_threshold"].first()
+    assert thr["stop=tail@0.01"] > thr["stop=tail@0.05"] > thr["stop=tail@0.1"]
+    s = runs[runs["strategy"].isin(kx.SEARCHES)].set_index(["strategy", "seed", "variant"])
+    ev = s["evaluations"].unstack("variant")                   # the same run, truncated earlier
+    assert (ev["stop=tail@0.01"] >= ev["stop=tail@0.05"]).all()
+    assert (ev["stop=tail@0.05"] >= ev["stop=tail@0.1"]).all()
+    assert (ev["stop=none"] >= ev["stop=tail@0.01"]).all()
+    levels = kx.stopping_levels(kx.stopping_savings(runs), kx.summarize(runs))
+    assert len(levels) == 3 * len(kx.SEARCHES)
+    assert (levels["accuracy_loss_mean"] >= -1e-12).all()
+    check = kx.rule_diagnostics(runs)
+    assert check["ell_T"].iloc[0] == 5 and check["optimum"].iloc[0] >= check["greedy_start"].iloc[0]
+
+
+def test_rule_reached_when_q_rounds_below_a_threshold_of_one():
+    # Near-perfect pools (banknote): the matched-Beta quantile is 1.0 in floating point while
+    # the DP gives q = 1 - O(1e-13); the rule must fire instead of running to MAXSTEP.
+    from ensemble_repro.knapsack import StoppingRule
+    rule = StoppingRule("tail", 1.0, 15, 1.0, 0.0, 1.0, 1.0)
+    p, t = np.full(15, 0.99), np.ones(15)
+    q = majority_vote_accuracy(p)
+    assert 1 - 1e-12 < q < 1.0 and rule.reached(q) and not rule.reached(1 - 1e-9)
+    res = simulated_annealing(p, t, 15.0, seed=0, stop=rule, maxstep=500)
+    assert res.stopped_by == "rule" and res.evaluations < 500
+
+
+def test_pool_builds_with_more_features_than_rows_and_constant_columns():
+    import warnings
+    from ensemble_repro.knapsack.pools import build_pool
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 60))                      # sonar-like: fewer rows per class than features
+    y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
+    X[y == 0, 5] = 0.0                                 # spambase-like: constant within one class
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pool, correct = build_pool(X, y, seed=1)
+    assert len(pool) == 31 and correct.shape == (20, 31)
+    assert pool["p"].between(0, 1).all() and (pool["flops"] > 0).all()
 
 
 # ---------------------------------------------------------------- bad input

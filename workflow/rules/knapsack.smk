@@ -1,9 +1,10 @@
 # Knapsack-constrained ensemble selection (Hajdu et al. 2020); protocol: ../shared/docs/ensembles-spec.md §4, §5.2.
 # Library: ensemble_repro.knapsack; experiment cells: ensemble_repro.experiments.knapsack.
 # Jobs: 1 examples job, 1 pool job per UCI set, 1 selection job per pool (all budgets and
-# seeds inside), 1 summary job. Resources measured on the smoke/quick configs (2-core box):
-# pool builds take 3-60 s and < 1 GB; a selection job with MAXSTEP=10000, 4 budgets and 20
-# seeds runs ~10-20 min in < 1 GB; the summary takes seconds.
+# seeds inside), 1 summary job. Resources measured on the smoke/quick configs (2-core box
+# shared, load 5-10): pool builds take 25-60 s and < 1 GB; a quick selection job (MAXSTEP=2000,
+# 4 budgets, 5 seeds, 3 STOP levels) 30-140 s, SA being most of it, so a paper-scale one
+# (MAXSTEP=10000, 20 seeds) ~20-40 min, in < 1 GB; the summary takes seconds.
 
 KNAPSACK_DATASETS = available(config["knapsack"]["datasets"]) if experiment_on("knapsack") else []
 KNAPSACK_POOLS = KNAPSACK_DATASETS + [
@@ -108,6 +109,10 @@ rule knapsack_summary:
         summary_md=f"{KN}/selection_summary.md",
         savings=report(f"{KN}/stopping_savings.csv", caption="../report/knapsack_savings.rst", category="Knapsack ensembles"),
         savings_md=f"{KN}/stopping_savings.md",
+        levels=report(f"{KN}/stopping_levels.csv", caption="../report/knapsack_savings.rst", category="Knapsack ensembles"),
+        levels_md=f"{KN}/stopping_levels.md",
+        rule_check=f"{KN}/stopping_rule_check.csv",
+        rule_check_md=f"{KN}/stopping_rule_check.md",
         costs=f"{KN}/cost_model.csv",
         costs_md=f"{KN}/cost_model.md",
         convergence_pdf=expand(f"{KN}/figures/convergence_{{pool}}.pdf", pool=KNAPSACK_POOLS),

@@ -21,7 +21,7 @@ _TOL = 1e-12
 
 def settings(cfg: dict) -> dict:
     """The [I] switches and parameters that shape every knapsack result (for provenance)."""
-    keys = ("cost", "majority", "beta_fit", "size_estimate", "stop_rule", "tail_law", "STOP",
+    keys = ("cost", "majority", "beta_fit", "size_estimate", "stop_rule", "tail_law", "stop_levels",
             "MAXSTEP", "sa", "stochastic_evaluate", "mc_sampler", "greedy_step",
             "exhaustive_max_n", "split")
     return {k: cfg[k] for k in keys}
@@ -58,39 +58,87 @@ def worked_example() -> pd.DataFrame:
     return out
 
 
+def rule_variants(cfg: dict) -> list[str]:
+    """Names of the stopping-rule variants run per search; the first after ``stop=none`` is primary.
+
+    One variant per STOP level for the tail rules (``stop_levels``, spec §4.6 sensitivity);
+    a single one for ``expected``, which has no level.
+    """
+    rule = cfg["stop_rule"]
+    if rule == "none":
+        return ["stop=none"]
+    if rule == "expected":
+        return ["stop=none", "stop=expected"]
+    return ["stop=none"] + [f"stop={rule}@{level:g}" for level in cfg["stop_levels"]]
+
+
+def _rule_of(variant: str, p, t, budget, cfg):
+    """The StoppingRule of a variant name (None for ``stop=none``)."""
+    spec = variant.removeprefix("stop=")
+    if spec == "none":
+        return None
+    rule, _, level = spec.partition("@")
+    return stopping_rule(p, t, budget, rule=rule, STOP=float(level) if level else 0.05,
+                         beta_fit=cfg["beta_fit"], size_estimate=cfg["size_estimate"],
+                         tail_law=cfg["tail_law"])
+
+
+def adversarial_pool(n: int, beta: float, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Section III pool: D1 = (1 − β, T), D2..Dn = (1/2 + ε, T/n), with T = 1."""
+    return np.array([1 - beta] + [0.5 + eps] * (n - 1)), np.array([1.0] + [1.0 / n] * (n - 1))
+
+
+def adversarial_hit_probability(n: int, sampler: str) -> float:
+    """Chance that one Monte Carlo draw is the optimum {D1} of the adversarial pool.
+
+    D1 uses the whole budget, so {D1} is the only feasible set containing it.
+    ``uniform_subset``: one of 2^n subsets. ``uniform_size``: D1 is first in the random
+    order (then nothing else fits), 1/n. ``bernoulli``: D1 is kept and first among the
+    kept items, E[1{D1 kept}/|kept|] = (1 − 2^−n)/n.
+    """
+    if sampler == "uniform_subset":
+        return 2.0 ** -n
+    if sampler == "uniform_size":
+        return 1.0 / n
+    if sampler == "bernoulli":
+        return (1 - 2.0 ** -n) / n
+    raise ValueError(f"sampler must be 'uniform_subset', 'uniform_size' or 'bernoulli'; got {sampler!r}")
+
+
 def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Section III: D1 = (1 − β, T), D2..Dn = (1/2 + ε, T/n); does a search find the optimum?
 
-    Monte Carlo gets the evaluations SA used in the same seed (matched budget). Returns the
-    per-run table and the success rate within each evaluation checkpoint.
+    Every search gets the same number of energy evaluations, max(checkpoints) (each Monte
+    Carlo draw counts, feasible or not); the success rate is read at each checkpoint N, for
+    every pool size n and Monte Carlo sampler, next to the exact rate 1 − (1 − P)^N of
+    Monte Carlo (P from :func:`adversarial_hit_probability`). Returns (runs, rates).
     """
     adv = cfg["adversarial"]
-    n, beta, eps = adv["n"], adv["beta"], adv["eps"]
-    p = np.array([1 - beta] + [0.5 + eps] * (n - 1))
-    t = np.array([1.0] + [1.0 / n] * (n - 1))
-    opt = exhaustive(p, t, 1.0).accuracy
+    budget = int(max(adv["checkpoints"]))
     runs = []
-    for k in range(adv["n_seeds"]):
-        s = seed + k
-        sa = simulated_annealing(p, t, 1.0, seed=s, **search_options("simulated_annealing", cfg))
-        results = {"simulated_annealing": sa}
-        for name in ("monte_carlo", "stochastic_search"):
-            opts = {**search_options(name, cfg), "maxstep": sa.evaluations}
-            results[name] = STRATEGIES[name](p, t, 1.0, seed=s, **opts)
-        for name, res in results.items():
-            hit = res.trace[res.trace[:, 1] >= opt - _TOL]
-            runs.append({"strategy": name, "seed": s, "evaluations": res.evaluations,
-                         "accuracy": res.accuracy, "optimum": opt,
-                         "found_optimum": bool(hit.size),
-                         "evaluations_to_optimum": int(hit[0, 0]) if hit.size else -1})
+    for n in adv["sizes"]:
+        p, t = adversarial_pool(n, adv["beta"], adv["eps"])
+        opt = exhaustive(p, t, 1.0).accuracy
+        plans = [("simulated_annealing", "", {}), ("stochastic_search", "", {})]
+        plans += [("monte_carlo", smp, {"sampler": smp}) for smp in adv["mc_samplers"]]
+        for name, sampler, extra in plans:
+            opts = {**search_options(name, cfg), **extra, "maxstep": budget}
+            for k in range(adv["n_seeds"]):
+                res = STRATEGIES[name](p, t, 1.0, seed=seed + k, **opts)
+                hit = res.trace[res.trace[:, 1] >= opt - _TOL]
+                runs.append({"n": n, "strategy": name, "sampler": sampler, "seed": seed + k,
+                             "evaluations": res.evaluations, "accuracy": res.accuracy,
+                             "optimum": opt, "found_optimum": bool(hit.size),
+                             "evaluations_to_optimum": int(hit[0, 0]) if hit.size else -1})
     runs = pd.DataFrame(runs)
     rates = []
-    for name, grp in runs.groupby("strategy", sort=True):
+    for (n, name, sampler), grp in runs.groupby(["n", "strategy", "sampler"], sort=True):
         reached = grp["evaluations_to_optimum"].to_numpy()
-        for cp in list(adv["checkpoints"]) + ["all"]:
-            ok = reached > 0 if cp == "all" else (reached > 0) & (reached <= cp)
-            rates.append({"strategy": name, "within_evaluations": str(cp),
-                          "success_rate": float(ok.mean()), "runs": len(grp)})
+        per_draw = adversarial_hit_probability(n, sampler) if name == "monte_carlo" else np.nan
+        for cp in adv["checkpoints"]:
+            rates.append({"n": n, "strategy": name, "sampler": sampler, "within_evaluations": int(cp),
+                          "success_rate": float(((reached > 0) & (reached <= cp)).mean()),
+                          "exact_rate": 1 - (1 - per_draw) ** cp, "runs": len(grp)})
     return runs, pd.DataFrame(rates)
 
 
@@ -147,27 +195,27 @@ def selection_cell(p, t, budget_fraction: float, cfg: dict, seeds, correct=None)
                 kw["step"] = cfg["greedy_step"]
             res, secs = _timed(STRATEGIES[name], p, t, budget, **kw)
             rows.append(_run_row(name, key, res, secs, opt, correct))
-    rules = ["none"] + ([cfg["stop_rule"]] if cfg["stop_rule"] != "none" else [])
-    rule_objs = {r: stopping_rule(p, t, budget, rule=r, STOP=cfg["STOP"], beta_fit=cfg["beta_fit"],
-                                  size_estimate=cfg["size_estimate"], tail_law=cfg["tail_law"])
-                 for r in rules if r != "none"}
+    variants = rule_variants(cfg)
+    rule_objs = {v: _rule_of(v, p, t, budget, cfg) for v in variants}
     traces = []
     for name in SEARCHES:
-        for r in rules:
+        for v in variants:
             for s in seeds:
                 res, secs = _timed(STRATEGIES[name], p, t, budget, seed=int(s),
-                                   stop=rule_objs.get(r), **search_options(name, cfg))
-                row = _run_row(name, f"stop={r}", res, secs, opt, correct)
+                                   stop=rule_objs[v], **search_options(name, cfg))
+                row = _run_row(name, v, res, secs, opt, correct)
                 row["seed"] = int(s)
                 rows.append(row)
-                traces.append(pd.DataFrame({"strategy": name, "stop_rule": r, "seed": int(s),
-                                            "evaluation": res.trace[:, 0].astype(int),
+                traces.append(pd.DataFrame({"strategy": name, "stop_rule": v.removeprefix("stop="),
+                                            "seed": int(s), "evaluation": res.trace[:, 0].astype(int),
                                             "best": res.trace[:, 1]}))
     runs = pd.DataFrame(rows)
     runs.insert(0, "budget_fraction", budget_fraction)
-    for r, obj in rule_objs.items():
-        runs.loc[runs["variant"] == f"stop={r}", "rule_threshold"] = obj.threshold
-        runs.loc[runs["variant"] == f"stop={r}", "ell_T"] = obj.ell_T
+    for v, obj in rule_objs.items():
+        if obj is not None:
+            at = runs["variant"] == v
+            runs.loc[at, "rule_threshold"], runs.loc[at, "ell_T"] = obj.threshold, obj.ell_T
+            runs.loc[at, "rule_mean"] = obj.mean
     traces = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
     traces.insert(0, "budget_fraction", budget_fraction)
     return runs, traces
@@ -205,6 +253,49 @@ def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
                                                                      lambda x: float(np.mean(x == "rule"))),
         wall_saved_mean_seconds=("wall_saved_seconds", "mean")).reset_index()
     return out.rename(columns={"variant_rule": "rule"})
+
+
+def stopping_levels(savings: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy and rule variant (STOP level): evaluations saved vs accuracy lost.
+
+    Means over pools and budgets of the per-cell means of :func:`stopping_savings`, with the
+    share of rule-stopped runs that still reached the exhaustive optimum.
+    """
+    g = savings.groupby(["strategy", "rule"], sort=True)
+    out = g.agg(cells=("runs", "size"), runs=("runs", "sum"),
+                saved_fraction=("saved_fraction", "mean"),
+                evaluations_saved=("evaluations_saved", "mean"),
+                accuracy_loss_mean=("accuracy_loss_mean", "mean"),
+                accuracy_loss_max=("accuracy_loss_max", "max"),
+                stopped_by_rule=("stopped_by_rule", "mean")).reset_index()
+    opt = summary.groupby(["strategy", "variant"], sort=True)["optimum_rate"].mean()
+    out["optimum_rate"] = [opt.get((s, r), np.nan) for s, r in zip(out["strategy"], out["rule"])]
+    free = [opt.get((s, "stop=none"), np.nan) for s in out["strategy"]]
+    out["optimum_rate_no_rule"] = free
+    return out
+
+
+def rule_diagnostics(runs: pd.DataFrame) -> pd.DataFrame:
+    """Where the stopping threshold sits, per pool and budget (spec §4.5-4.6 check).
+
+    ℓ_T and E[q_{ℓ_T}] of the Beta model, each variant's threshold, the accuracy of SA's
+    starting point (greedy forward by usefulness), the optimum and its size.
+    """
+    ruled = runs.dropna(subset=["rule_threshold"]) if "rule_threshold" in runs else runs.iloc[:0]
+    keys = ["pool", "budget_fraction"]
+    if ruled.empty:
+        return pd.DataFrame(columns=keys)
+    out = ruled.groupby(keys, sort=True).agg(ell_T=("ell_T", "first"),
+                                              model_mean=("rule_mean", "first")).reset_index()
+    thr = ruled.groupby(keys + ["variant"], sort=True)["rule_threshold"].first().unstack("variant")
+    thr.columns = [f"threshold_{c.removeprefix('stop=')}" for c in thr.columns]
+    out = out.merge(thr.reset_index(), on=keys)
+    start = runs[(runs["strategy"] == "greedy_forward") & (runs["variant"] == "usefulness")]
+    out = out.merge(start[keys + ["accuracy"]].rename(columns={"accuracy": "greedy_start"}),
+                    on=keys, how="left")
+    ex = runs[runs["strategy"] == "exhaustive"][keys + ["accuracy", "n_members"]]
+    return out.merge(ex.rename(columns={"accuracy": "optimum", "n_members": "optimum_size"}),
+                     on=keys, how="left")
 
 
 def select_pool(pool_name: str, cfg: dict, seed: int, inputs) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -259,8 +350,13 @@ def write_summary(cfg: dict, seed: int, inputs, outputs) -> None:
                      ignore_index=True)
     runs["variant"] = runs["variant"].fillna("")
     summary, savings = summarize(runs), stopping_savings(runs)
+    levels, check = stopping_levels(savings, summary), rule_diagnostics(runs)
     tables = [(summary, outputs.summary, outputs.summary_md, "Selection strategies: mean over seeds"),
-              (savings, outputs.savings, outputs.savings_md, "Evaluations saved by the stopping rule")]
+              (savings, outputs.savings, outputs.savings_md, "Evaluations saved by the stopping rule"),
+              (levels, outputs.levels, outputs.levels_md,
+               "Stopping rule: evaluations saved vs accuracy lost per STOP level"),
+              (check, outputs.rule_check, outputs.rule_check_md,
+               "Stopping threshold vs greedy start and optimum")]
     tables.append((cost_model_check(inputs.pools), outputs.costs, outputs.costs_md,
                    "FLOP cost model vs measured training time"))
     for table, csv, md, title in tables:
@@ -272,9 +368,12 @@ def write_summary(cfg: dict, seed: int, inputs, outputs) -> None:
         pool_runs = pd.read_csv(runs_path, keep_default_na=False, na_values=[""])
         kp.convergence_figure(pd.read_parquet(traces_path), pool_runs, pool_runs["pool"].iloc[0],
                               cfg["MAXSTEP"], pdf, png)
-    kp.savings_figure(savings, outputs.savings_pdf, outputs.savings_png)
+    primary = rule_variants(cfg)[1:2]
+    kp.savings_figure(savings[savings["rule"].isin(primary)], outputs.savings_pdf, outputs.savings_png)
     kp.model_vs_empirical_figure(runs[runs["strategy"] != "exhaustive"], outputs.empirical_pdf,
                                  outputs.empirical_png)
     worked = pd.read_csv(inputs.worked)
-    rates = pd.read_csv(inputs.rates, dtype={"within_evaluations": str})
-    write_text(outputs.paper_vs_ours, kp.paper_vs_ours(worked, rates, summary, savings, settings(cfg)))
+    rates = pd.read_csv(inputs.rates, keep_default_na=False, na_values=[""])
+    rates["sampler"] = rates["sampler"].fillna("")
+    write_text(outputs.paper_vs_ours, kp.paper_vs_ours(worked, rates, summary, savings, levels, check,
+                                                       primary[0] if primary else None, settings(cfg)))

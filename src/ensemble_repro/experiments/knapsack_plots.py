@@ -91,18 +91,33 @@ def model_vs_empirical_figure(runs: pd.DataFrame, pdf: str, png: str) -> None:
     save_figure(fig, pdf, png)
 
 
-def paper_vs_ours(worked: pd.DataFrame, rates: pd.DataFrame, summary: pd.DataFrame,
-                  savings: pd.DataFrame, settings: dict) -> str:
-    """Markdown: each claim of the paper next to what this run measured."""
-    def rate(name):
-        r = rates[(rates["strategy"] == name) & (rates["within_evaluations"] == "all")]
-        return float(r["success_rate"].iloc[0]) if len(r) else float("nan")
+def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> list[str]:
+    """Plain Markdown table lines of a small frame."""
+    cells = [[format(v, floatfmt) if isinstance(v, float) else str(v) for v in row]
+             for row in df.itertuples(index=False)]
+    return (["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
+            + ["| " + " | ".join(r) + " |" for r in cells])
 
+
+def adversarial_table(rates: pd.DataFrame) -> pd.DataFrame:
+    """Success rate per pool size n and evaluation budget N, one column per search."""
+    label = np.where(rates["sampler"] != "", rates["strategy"] + "[" + rates["sampler"] + "]",
+                     rates["strategy"])
+    wide = rates.assign(search=label).pivot_table(index=["n", "within_evaluations"], columns="search",
+                                                  values="success_rate").reset_index()
+    exact = rates[rates["strategy"] == "monte_carlo"].assign(
+        search=lambda d: "exact " + d["sampler"]).pivot_table(
+        index=["n", "within_evaluations"], columns="search", values="exact_rate").reset_index()
+    return wide.merge(exact, on=["n", "within_evaluations"], how="left") if len(exact) else wide
+
+
+def paper_vs_ours(worked: pd.DataFrame, rates: pd.DataFrame, summary: pd.DataFrame,
+                  savings: pd.DataFrame, levels: pd.DataFrame, check: pd.DataFrame,
+                  primary: str | None, settings: dict) -> str:
+    """Markdown: each claim of the paper next to what this run measured."""
     searches = summary[summary["variant"] == "stop=none"]
     opt_rate = searches.groupby("strategy")["optimum_rate"].mean()
     acc = searches.groupby("strategy")["accuracy_mean"].mean()
-    saved = savings.groupby("strategy")["saved_fraction"].mean()
-    loss = savings.groupby("strategy")["accuracy_loss_max"].max()
     greedy = summary[summary["strategy"].str.startswith("greedy")].groupby(
         ["strategy", "variant"])["gap_mean"].mean()
     emp = summary.dropna(subset=["empirical_accuracy_mean"])
@@ -112,12 +127,22 @@ def paper_vs_ours(worked: pd.DataFrame, rates: pd.DataFrame, summary: pd.DataFra
     for row in worked.itertuples():
         lines.append(f"| worked example, {row.quantity} | {row.paper:g} | {row.ours:.4f} | "
                      f"{'yes' if row.holds else 'no'} |")
-    mc, sa, ss = rate("monte_carlo"), rate("simulated_annealing"), rate("stochastic_search")
-    lines.append(f"| adversarial pool: MC finds the optimum (matched evaluations) | 11% | {mc:.0%} | "
-                 f"{'yes' if mc < sa else 'no'} (MC below SA) |")
-    lines.append(f"| adversarial pool: SA finds the optimum | 96% | {sa:.0%} | "
-                 f"{'yes' if sa >= 0.9 else 'no'} (>= 90%) |")
-    lines.append(f"| adversarial pool: stochastic search finds the optimum | not reported | {ss:.0%} | - |")
+    for n, grp in rates.groupby("n", sort=True):
+        sa = grp[grp["strategy"] == "simulated_annealing"].set_index("within_evaluations")["success_rate"]
+        reach = sa[sa >= 0.96]
+        budget = int(reach.index.min() if len(reach) else sa.index.max())
+        at = grp[grp["within_evaluations"] == budget]
+        where = f"n = {n}, N = {budget} evaluations each"
+        for r in at[at["strategy"] == "monte_carlo"].itertuples():
+            lines.append(f"| adversarial pool: MC finds the optimum, MC = {r.sampler} ({where}) | 11% | "
+                         f"{r.success_rate:.0%} (exact {r.exact_rate:.0%}) | "
+                         f"{'yes' if r.success_rate < 0.5 else 'no'} (criterion: MC success < 50%) |")
+        lines.append(f"| adversarial pool: SA finds the optimum ({where}) | 96% | {sa[budget]:.0%} | "
+                     f"{'yes' if sa[budget] >= 0.9 else 'no'} (criterion: >= 90%) |")
+        ss = at[at["strategy"] == "stochastic_search"]["success_rate"]
+        if len(ss):
+            lines.append(f"| adversarial pool: stochastic search finds the optimum ({where}) | "
+                         f"not reported | {float(ss.iloc[0]):.0%} | - |")
     for (name, key), gap in greedy.items():
         lines.append(f"| greedy {name.split('_')[1]} by {key} can miss the optimum (error up to 1/2) | "
                      f"qualitative | mean gap {gap:.3g} | {'yes' if gap > 1e-9 else 'not observed'} |")
@@ -129,15 +154,53 @@ def paper_vs_ours(worked: pd.DataFrame, rates: pd.DataFrame, summary: pd.DataFra
     for name in opt_rate.index:
         lines.append(f"| {name} reaches the exhaustive optimum (share of runs, no rule) | paper value unknown | "
                      f"{opt_rate[name]:.0%} | - |")
-    for name in saved.index:
-        lines.append(f"| stopping rule saves search time ({name}) | paper value unknown (\"large amount\") | "
-                     f"{saved[name]:.0%} of evaluations saved, max accuracy loss {loss[name]:.4f} | "
-                     f"{'yes' if saved[name] > 0.2 else 'no'} (> 20% saved) |")
+    for row in levels.itertuples():
+        star = " (primary)" if row.rule == primary else ""
+        lines.append(f"| stopping rule {row.rule}{star} saves search time ({row.strategy}) | paper value "
+                     f"unknown (\"large amount\") | {row.saved_fraction:.0%} of evaluations saved, mean "
+                     f"accuracy loss {row.accuracy_loss_mean:.4f} (max {row.accuracy_loss_max:.4f}) | "
+                     f"{'yes' if row.saved_fraction > 0.2 else 'no'} (> 20% saved) |")
     if len(emp):
         diff = float((emp["accuracy_mean"] - emp["empirical_accuracy_mean"]).mean())
         lines.append(f"| independence model of eq. (1) (members are dependent in reality) | assumption | "
                      f"model minus held-out vote accuracy: {diff:+.4f} on average | "
                      f"{'close' if abs(diff) < 0.02 else 'off'} (|diff| < 0.02) |")
     lines += ["", "Paper values marked unknown could not be read (equations and tables lost); "
-              "see ../shared/docs/ensembles-spec.md §5.2 and §6."]
+              "see ../shared/docs/ensembles-spec.md §5.2 and §6.", "",
+              "## Adversarial pool (section III): protocol and readings", "",
+              "The paper gives the pool D1 = (1 − β, T), D2..Dn = (1/2 + ε, T/n) and the two rates "
+              "(MC 11%, SA 96%), but not n, β, ε, the number N of simulations, nor how MC draws "
+              "ensembles. Here every search gets the same N energy evaluations and the success rate "
+              "(best-so-far reaches the optimum {D1}) is read at each N. Monte Carlo readings "
+              "(`adversarial.mc_samplers`): `uniform_subset` draws subsets uniformly from all 2^n and "
+              "rejects those over budget (each draw is one simulation), so a draw is {D1} with "
+              "probability 2^-n; `uniform_size` (the previous reading) fills a random odd size with "
+              "items in random order that fit, which yields {D1} whenever D1 comes first: 1/n per draw, "
+              "the same order as SA's chance to pick D1 in a move, hence no gap between MC and SA. "
+              "`exact` columns are 1 − (1 − P)^N. The claim rows above use, per n, the smallest "
+              "checkpoint N at which SA reaches the paper's 96% (the paper's unknown budget read off "
+              "its SA rate), or the largest N when it never does.", ""]
+    lines += _md_table(adversarial_table(rates), ".2f")
+    if len(check):
+        col = f"threshold_{primary.removeprefix('stop=')}" if primary else ""
+        passes = (float(np.mean(check["greedy_start"] >= check[col] - 1e-12)) if col in check
+                  else float("nan"))
+        bigger = float(np.mean(check["optimum_size"] > check["ell_T"]))
+        lines += ["", "## Stopping rule check (spec §4.5-4.6)", "",
+                  "ℓ_T is the largest odd size ≤ T / mean cost; E[q_ℓT] and the thresholds come from the "
+                  "Beta law fitted to the whole pool (`tail@s`: the 1 − s quantile of q_ℓT, the paper's "
+                  "right-side test; `expected`: its mean; `left_tail` is also available: the s quantile, "
+                  "the left-side test section VI says the paper's experiments used, looser still). "
+                  f"The greedy start of SA already passes the primary threshold in {passes:.0%} of the "
+                  f"pool × budget cells, and the optimum has more members than ℓ_T in {bigger:.0%}: "
+                  "the rule compares the incumbent with a *random* affordable ensemble of the "
+                  "average affordable size, and any search that prefers accurate or cheap members "
+                  "beats that bar at once. This follows from the rule as specified; the code was "
+                  "checked against spec §4.5-4.6 (moments against the spec's table, threshold equal to "
+                  "the matched-Beta quantile, ℓ_T as defined) and no bug was found. With the rule, SA "
+                  "therefore returns (about) its greedy start, and MC and the stochastic search the "
+                  "first draw that beats a random affordable ensemble; `stopping_levels.*` gives the "
+                  "accuracy this costs per STOP level.",
+                  ""]
+        lines += _md_table(check, ".4f")
     return "\n".join(lines) + "\n"

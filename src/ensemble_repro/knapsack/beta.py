@@ -90,8 +90,10 @@ class StoppingRule:
     """Stop a search once its best accuracy reaches ``threshold`` (spec §4.6).
 
     ``tail``: threshold is the (1 − STOP) quantile of q_{ℓ_T} (P(q_{ℓ_T} > q*) ≤ STOP); since
-    that probability falls as q* rises, the test reduces to a fixed level. ``expected``:
-    threshold = E[q_{ℓ_T}].
+    that probability falls as q* rises, the test reduces to a fixed level (the paper's
+    right-side hypothesis). ``left_tail``: the STOP quantile (P(q_{ℓ_T} < q*) ≥ STOP; the
+    left-side hypothesis the paper's section VI says its experiments used, for q near 1).
+    ``expected``: threshold = E[q_{ℓ_T}].
     """
 
     rule: str
@@ -102,29 +104,30 @@ class StoppingRule:
     a: float
     b: float
 
-    def reached(self, best: float) -> bool:
-        return best >= self.threshold
+    def reached(self, best):
+        """True where ``best`` reaches the threshold (1e-12 slack: q near 1 is rounded in the DP)."""
+        return np.asarray(best) >= self.threshold - 1e-12
 
 
 def stopping_rule(p, t, budget: float, *, rule: str = "tail", STOP: float = 0.05,
                   beta_fit: str = "moments", size_estimate: str = "mean_cost",
                   tail_law: str = "beta") -> StoppingRule:
     """Build the stopping rule of a pool from its Beta fit (the paper's STOP parameter)."""
-    if rule not in ("tail", "expected"):
-        raise ValueError(f"rule must be 'tail' or 'expected'; got {rule!r}")
+    if rule not in ("tail", "left_tail", "expected"):
+        raise ValueError(f"rule must be 'tail', 'left_tail' or 'expected'; got {rule!r}")
     if not 0 < STOP < 1:
         raise ValueError(f"STOP must be a level in (0, 1); got {STOP!r}")
     a, b = fit_beta(p, beta_fit)
     ell = affordable_size(p, t, budget, a, b, size_estimate)
     mean, var = q_moments(ell, a, b)
+    if tail_law not in ("beta", "normal"):
+        raise ValueError(f"tail_law must be 'beta' or 'normal'; got {tail_law!r}")
+    level = STOP if rule == "left_tail" else 1 - STOP       # quantile of q_{ℓ_T} to reach
+    kappa = mean * (1 - mean) / var - 1 if var > 0 else 0.0
     if rule == "expected":
         threshold = mean
-    elif tail_law == "normal" or var <= 0:
-        threshold = mean + stats.norm.isf(STOP) * np.sqrt(var)
-    elif tail_law == "beta":
-        kappa = mean * (1 - mean) / var - 1
-        threshold = (float(stats.beta.isf(STOP, mean * kappa, (1 - mean) * kappa))
-                     if kappa > 0 else mean + stats.norm.isf(STOP) * np.sqrt(var))
+    elif tail_law == "beta" and kappa > 0:
+        threshold = float(stats.beta.ppf(level, mean * kappa, (1 - mean) * kappa))
     else:
-        raise ValueError(f"tail_law must be 'beta' or 'normal'; got {tail_law!r}")
+        threshold = mean + stats.norm.ppf(level) * np.sqrt(var)
     return StoppingRule(rule, float(threshold), ell, mean, var, a, b)

@@ -36,7 +36,8 @@ def classifier_pool(seed: int) -> dict[str, object]:
         "gaussian_nb": GaussianNB(),
         "bernoulli_nb": BernoulliNB(),
         "lda": LinearDiscriminantAnalysis(),
-        "qda_shrunk": QuadraticDiscriminantAnalysis(solver="eigen", shrinkage="auto"),
+        # fixed shrinkage keeps class covariances full rank (sonar: n < d; spambase: constant columns)
+        "qda_shrunk": QuadraticDiscriminantAnalysis(solver="eigen", shrinkage=0.1),
         "ridge": RidgeClassifier(),
         "sgd_hinge": SGDClassifier(random_state=rs),
         "linear_svm": LinearSVC(random_state=rs),

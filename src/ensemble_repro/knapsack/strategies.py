@@ -88,7 +88,7 @@ class _Search:
 
     @property
     def done(self) -> bool:
-        if self.stop is not None and self.stop.reached(self.best):
+        if self.stop is not None and bool(self.stop.reached(self.best)):
             self.stopped_by = "rule"
         elif self.maxstep is not None and self.evaluations >= self.maxstep:
             self.stopped_by = "maxstep"
@@ -109,10 +109,10 @@ class _Search:
             q = np.atleast_1d(majority_vote_accuracy(np.broadcast_to(self.p, evaluated.shape),
                                                      evaluated))
         if record and q.size:
-            feasible = evaluated @ self.t <= self.budget * (1 + _TOL)
+            feasible = masks @ self.t <= self.budget * (1 + _TOL)     # the set as drawn
             qf = np.where(feasible, q, -1.0)
             if self.stop is not None:
-                hit = np.flatnonzero(qf >= self.stop.threshold)
+                hit = np.flatnonzero(self.stop.reached(qf))
                 if hit.size:
                     q, qf, evaluated = q[: hit[0] + 1], qf[: hit[0] + 1], evaluated[: hit[0] + 1]
             prev = np.maximum.accumulate(np.concatenate([[self.best], qf]))[:-1]
@@ -294,9 +294,17 @@ def greedy_backward(p, t, budget, *, seed=None, key="accuracy", even="drop_min")
     return search.result("converged")
 
 
-def _random_feasible(rng, p, t, budget, size, sampler) -> np.ndarray:
-    """``size`` random feasible subsets (rows), built by walking random permutations."""
+def _random_subsets(rng, p, t, budget, size, sampler) -> np.ndarray:
+    """``size`` random subsets (rows) of the pool for Monte Carlo.
+
+    ``uniform_subset``: uniform over all 2^n subsets (each item kept with probability 1/2),
+    returned as drawn, so infeasible draws are possible (the caller rejects them).
+    ``uniform_size`` / ``bernoulli``: feasible by construction, built by walking a random
+    permutation and taking the wanted items that still fit.
+    """
     n = p.size
+    if sampler == "uniform_subset":
+        return rng.random((size, n)) < 0.5
     cap = budget * (1 + _TOL)
     perm = np.argsort(rng.random((size, n)), axis=1)
     if sampler == "uniform_size":
@@ -307,7 +315,8 @@ def _random_feasible(rng, p, t, budget, size, sampler) -> np.ndarray:
         target = np.full(size, n)
         wanted = rng.random((size, n)) < 0.5
     else:
-        raise ValueError(f"sampler must be 'uniform_size' or 'bernoulli'; got {sampler!r}")
+        raise ValueError("sampler must be 'uniform_subset', 'uniform_size' or 'bernoulli'; "
+                         f"got {sampler!r}")
     masks = np.zeros((size, n), bool)
     cost = np.zeros(size)
     count = np.zeros(size, int)
@@ -323,17 +332,19 @@ def _random_feasible(rng, p, t, budget, size, sampler) -> np.ndarray:
 
 def monte_carlo(p, t, budget, *, seed=None, sampler="uniform_size", even="drop_min",
                 stop: StoppingRule | None = None, maxstep=MAXSTEP, batch=256) -> SelectionResult:
-    """Monte Carlo search (section III): evaluate random feasible ensembles, keep the best.
+    """Monte Carlo search (section III): evaluate random ensembles, keep the best feasible one.
 
-    ``sampler`` [I]: ``uniform_size`` draws an odd size uniformly and fills it with items in
-    random order that fit; ``bernoulli`` keeps each item with probability 1/2, repaired by
-    dropping, in random order, the members that no longer fit.
+    ``sampler`` [I]: ``uniform_subset`` draws subsets uniformly from all 2^n and rejects the
+    ones over budget (each draw counts as one simulation, feasible or not); ``uniform_size``
+    draws an odd size uniformly and fills it with items in random order that fit;
+    ``bernoulli`` keeps each item with probability 1/2, repaired by dropping, in random
+    order, the members that no longer fit.
     """
     p, t, budget = check_pool(p, t, budget)
     rng = np.random.default_rng(seed)
     search = _Search(p, t, budget, even, stop, maxstep)
     while not search.done:
-        search.evaluate(_random_feasible(rng, p, t, budget, batch, sampler))
+        search.evaluate(_random_subsets(rng, p, t, budget, batch, sampler))
     return search.result()
 
 
