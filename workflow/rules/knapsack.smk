@@ -14,8 +14,8 @@ KN = "results/knapsack"
 
 
 wildcard_constraints:
-    dataset=regex_choice(config["knapsack"]["datasets"]) if config["knapsack"]["datasets"] else "NONE",
-    pool=regex_choice(KNAPSACK_POOLS) if KNAPSACK_POOLS else "NONE",
+    kn_data=regex_choice(config["knapsack"]["datasets"]) if config["knapsack"]["datasets"] else "NONE",
+    kn_pool=regex_choice(KNAPSACK_POOLS) if KNAPSACK_POOLS else "NONE",
 
 
 rule knapsack_examples:
@@ -43,15 +43,15 @@ rule knapsack_examples:
 rule knapsack_pool:
     """~30 scikit-learn classifiers on one UCI set: p_i, FLOP cost, training seconds, test votes."""
     input:
-        table=lambda wc: prepared(wc.dataset),
-        meta=lambda wc: prepared_meta(wc.dataset),
+        table=lambda wc: prepared(wc.kn_data),
+        meta=lambda wc: prepared_meta(wc.kn_data),
     output:
-        pool=f"{KN}/pools/{{dataset}}.csv",
-        votes=f"{KN}/pools/{{dataset}}_votes.parquet",
+        pool=f"{KN}/pools/{{kn_data}}.csv",
+        votes=f"{KN}/pools/{{kn_data}}_votes.parquet",
     log:
-        "results/logs/knapsack/pool/{dataset}.log",
+        "results/logs/knapsack/pool/{kn_data}.log",
     benchmark:
-        "results/benchmarks/knapsack/pool/{dataset}.tsv"
+        "results/benchmarks/knapsack/pool/{kn_data}.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -70,20 +70,20 @@ rule knapsack_select:
         # synthetic pools need no input; a UCI pool needs its classifier table and test votes
         unpack(
             lambda wc: {}
-            if wc.pool.startswith("synthetic_n")
+            if wc.kn_pool.startswith("synthetic_n")
             else {
-                "pool": f"{KN}/pools/{wc.pool}.csv",
-                "votes": f"{KN}/pools/{wc.pool}_votes.parquet",
-                "meta": prepared_meta(wc.pool),
+                "pool": f"{KN}/pools/{wc.kn_pool}.csv",
+                "votes": f"{KN}/pools/{wc.kn_pool}_votes.parquet",
+                "meta": prepared_meta(wc.kn_pool),
             }
         ),
     output:
-        runs=f"{KN}/runs/{{pool}}.csv",
-        traces=f"{KN}/runs/{{pool}}_traces.parquet",
+        runs=f"{KN}/runs/{{kn_pool}}.csv",
+        traces=f"{KN}/runs/{{kn_pool}}_traces.parquet",
     log:
-        "results/logs/knapsack/select/{pool}.log",
+        "results/logs/knapsack/select/{kn_pool}.log",
     benchmark:
-        "results/benchmarks/knapsack/select/{pool}.tsv"
+        "results/benchmarks/knapsack/select/{kn_pool}.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -99,9 +99,9 @@ rule knapsack_select:
 rule knapsack_summary:
     """Tables, figures and paper_vs_ours.md of the knapsack paper."""
     input:
-        runs=expand(f"{KN}/runs/{{pool}}.csv", pool=KNAPSACK_POOLS),
-        traces=expand(f"{KN}/runs/{{pool}}_traces.parquet", pool=KNAPSACK_POOLS),
-        pools=expand(f"{KN}/pools/{{dataset}}.csv", dataset=KNAPSACK_DATASETS),
+        runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
+        traces=expand(f"{KN}/runs/{{kn_pool}}_traces.parquet", kn_pool=KNAPSACK_POOLS),
+        pools=expand(f"{KN}/pools/{{kn_data}}.csv", kn_data=KNAPSACK_DATASETS),
         worked=f"{KN}/worked_example.csv",
         rates=f"{KN}/adversarial.csv",
     output:
@@ -115,10 +115,10 @@ rule knapsack_summary:
         rule_check_md=f"{KN}/stopping_rule_check.md",
         costs=f"{KN}/cost_model.csv",
         costs_md=f"{KN}/cost_model.md",
-        convergence_pdf=expand(f"{KN}/figures/convergence_{{pool}}.pdf", pool=KNAPSACK_POOLS),
+        convergence_pdf=expand(f"{KN}/figures/convergence_{{kn_pool}}.pdf", kn_pool=KNAPSACK_POOLS),
         convergence_png=[
             report(p, caption="../report/knapsack_convergence.rst", category="Knapsack ensembles")
-            for p in expand(f"{KN}/figures/convergence_{{pool}}.png", pool=KNAPSACK_POOLS)
+            for p in expand(f"{KN}/figures/convergence_{{kn_pool}}.png", kn_pool=KNAPSACK_POOLS)
         ],
         savings_pdf=f"{KN}/figures/stopping_savings.pdf",
         savings_png=report(f"{KN}/figures/stopping_savings.png", caption="../report/knapsack_savings.rst", category="Knapsack ensembles"),

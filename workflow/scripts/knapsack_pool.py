@@ -13,7 +13,7 @@ from ensemble_repro.provenance import write_provenance  # noqa: E402
 warnings.filterwarnings("ignore", category=UserWarning)        # MLP/SGD convergence notices
 warnings.filterwarnings("ignore", category=FutureWarning)
 cfg, seed = snakemake.config["knapsack"], snakemake.config["seed"]
-X, y = load(snakemake.wildcards.dataset, results_dir="results")
+X, y = load(snakemake.wildcards.kn_data, results_dir="results")
 pool, correct = build_pool(X, y, seed=seed, select_fraction=cfg["split"]["select"],
                            test_fraction=cfg["split"]["test"], timing_repeats=cfg["pool_timing_repeats"])
 write_csv(pool, snakemake.output.pool)
