@@ -15,9 +15,11 @@ from typing import Any, Iterator
 
 import pandas as pd
 
-#: Result-table columns whose values are wall-clock measurements. They are the only
-#: columns allowed to differ between two runs of the same config.
+#: Result-table columns whose values are wall-clock measurements (names ending in
+#: ``TIMING_SUFFIX``) or ratios of them (names starting with one of ``TIMING_PREFIXES``).
+#: They are the only columns allowed to differ between two runs of the same config.
 TIMING_SUFFIX = "_seconds"
+TIMING_PREFIXES = ("speedup",)
 
 
 @contextlib.contextmanager
@@ -103,5 +105,7 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
 
 
 def drop_timing(df: pd.DataFrame) -> pd.DataFrame:
-    """The table without its wall-clock columns (what must be identical across runs)."""
-    return df[[c for c in df.columns if not str(c).endswith(TIMING_SUFFIX)]]
+    """The table without its wall-clock columns: names ending in ``_seconds`` or starting
+    with ``speedup`` (what must be identical across runs)."""
+    return df[[c for c in df.columns
+               if not (str(c).endswith(TIMING_SUFFIX) or str(c).startswith(TIMING_PREFIXES))]]

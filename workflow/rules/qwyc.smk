@@ -4,13 +4,17 @@
 # Jobs per data set: 1 model job (learning-rate search, final GBT, score matrices), 1 sweep job
 # per method (all alphas / gammas / random seeds inside, group "qwyc_grid"), 1 figure job,
 # 1 timing job; then 1 paper-vs-ours job. About 12 jobs per data set.
-# Resources, measured on the shared 2-core box (results/benchmarks/qwyc/): at paper scale
-# (T=500) the Adult model job trains 3 GBTs in ~5-10 s each and holds ~0.5 GB of score
-# matrices; a QWYC* sweep fits 7 alphas at 15-60 s each; Fan sweeps take ~1 s per gamma; the
-# timing job runs the full ensemble 100 times over 16k test rows (~0.4 s a run). Nomao
-# (depth 9) is of the same order. Smoke config (T=40): every job < 10 s, < 300 MB.
+# Resources: from results/benchmarks/qwyc/*.tsv of the quick config (T = 500, Adult and Nomao)
+# on the shared 2-core box at load ~6 (wall times ~3-4x the CPU times): max_rss of the model job
+# 0.47 GB (Adult) / 0.48 GB (Nomao; its 3 depth-9 GBTs train in ~10-17 s each, the job takes
+# 1.0-1.6 min wall, 12-25 s CPU); sweeps and sensitivity jobs <= 0.96 GB (QWYC* holds the
+# alive x candidates matrix), <= 3.5 min wall (QWYC*: ~60 s CPU for 7 alphas); timing 1.1 GB,
+# < 1 min wall. mem_mb = ~2x the measured max_rss; runtime = ~3-5x the measured wall time.
+# Smoke config (T = 40): every job < 10 s, < 300 MB.
 
 QWYC = config["qwyc"]
+QWYC_MEM_MB = 2000  # sweeps and sensitivity jobs (measured <= 0.96 GB)
+QWYC_SWEEP_MIN = 15  # QWYC* sweep wall time (measured <= 3.5 min under load)
 # prepared tables of each data set
 QWYC_TABLES = {"adult": ["adult_train", "adult_test"], "nomao": ["nomao"]}
 QWYC_DATASETS = [
@@ -20,6 +24,8 @@ QWYC_METHODS = (
     [f"qwyc_{o}" for o in ["joint"] + list(QWYC["orderings"])]
     + [f"fan_{o}" for o in QWYC["fan"]["orderings"]]
 )
+# sensitivity settings (ensemble_repro.experiments.qwyc.SENSITIVITY): one [I] switch changed
+QWYC_SENS = list(QWYC["sensitivity"])
 QR = "results/qwyc"
 QWYC_CAT = "Quit When You Can"
 QWYC_TARGETS = (
@@ -28,6 +34,8 @@ QWYC_TARGETS = (
         f"{QR}/{d}/{name}"
         for d in QWYC_DATASETS
         for name in ("figure1.pdf", "figure1.png", "figure1.csv", "timing.csv", "timing.md")
+        + (("sensitivity.pdf", "sensitivity.png") if QWYC_SENS else ())
+        + tuple(f"sensitivity_{s}.csv" for s in QWYC_SENS)
     ]
     if QWYC_DATASETS
     else []
@@ -39,6 +47,7 @@ qwyc_targets = lambda: QWYC_TARGETS
 wildcard_constraints:
     qwyc_data=regex_choice(QWYC["datasets"]),
     qwyc_method=regex_choice(QWYC_METHODS),
+    qwyc_setting=regex_choice(QWYC_SENS or ["none"]),
 
 
 rule qwyc_model:
@@ -61,8 +70,8 @@ rule qwyc_model:
         seed=config["seed"],
     threads: 1  # GBTs are trained single-threaded so results do not depend on --cores
     resources:
-        mem_mb=3000,
-        runtime=30,
+        mem_mb=1000,
+        runtime=8,
     conda:
         ENV
     script:
@@ -84,8 +93,8 @@ rule qwyc_sweep:
         seed=config["seed"],
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=lambda wc: 60 if wc.qwyc_method in ("qwyc_joint", "fan_joint") else 15,
+        mem_mb=QWYC_MEM_MB,
+        runtime=lambda wc: QWYC_SWEEP_MIN if wc.qwyc_method == "qwyc_joint" else 10,
     group:
         "qwyc_grid"
     conda:
@@ -122,6 +131,57 @@ rule qwyc_figure:
         "../scripts/qwyc_figure.py"
 
 
+rule qwyc_sensitivity:
+    """QWYC*, natural order and Fan* over their grids with one [I] switch changed."""
+    input:
+        arrays=f"{QR}/{{qwyc_data}}/model.npz",
+        meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
+    output:
+        csv=f"{QR}/{{qwyc_data}}/sensitivity_{{qwyc_setting}}.csv",
+        md=f"{QR}/{{qwyc_data}}/sensitivity_{{qwyc_setting}}.md",
+    log:
+        "results/logs/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.log",
+    benchmark:
+        "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv"
+    params:
+        qwyc=QWYC,
+        seed=config["seed"],
+    threads: 1
+    resources:
+        mem_mb=QWYC_MEM_MB,
+        runtime=QWYC_SWEEP_MIN + 10,  # QWYC*, natural order and Fan* in one job
+    group:
+        "qwyc_grid"
+    conda:
+        ENV
+    script:
+        "../scripts/qwyc_sensitivity.py"
+
+
+rule qwyc_sensitivity_figure:
+    """Main setting vs sensitivity settings: trade-off and fitting-set vs test differences."""
+    input:
+        points=f"{QR}/{{qwyc_data}}/figure1.csv",
+        sensitivity=lambda wc: [f"{QR}/{wc.qwyc_data}/sensitivity_{s}.csv" for s in QWYC_SENS],
+    output:
+        pdf=report(f"{QR}/{{qwyc_data}}/sensitivity.pdf",
+                   caption="../report/qwyc_sensitivity.rst", category=QWYC_CAT),
+        png=report(f"{QR}/{{qwyc_data}}/sensitivity.png",
+                   caption="../report/qwyc_sensitivity.rst", category=QWYC_CAT),
+    log:
+        "results/logs/qwyc/sensitivity_figure/{qwyc_data}.log",
+    params:
+        qwyc=QWYC,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/qwyc_sensitivity_figure.py"
+
+
 rule qwyc_timing:
     """Per-example evaluation time, full ensemble vs Fan* vs QWYC* at ~0.5% and ~1% differences."""
     input:
@@ -141,8 +201,8 @@ rule qwyc_timing:
         seed=config["seed"],
     threads: 1  # one core: per-example times of the three methods are measured side by side
     resources:
-        mem_mb=2000,
-        runtime=30,
+        mem_mb=2500,
+        runtime=10,  # 100 passes at paper scale: ~2.5 min at load ~6
     conda:
         ENV
     script:
@@ -155,6 +215,7 @@ rule qwyc_paper_vs_ours:
         points=[f"{QR}/{d}/figure1.csv" for d in QWYC_DATASETS],
         smaller=[f"{QR}/{d}/smaller_ensembles.csv" for d in QWYC_DATASETS],
         timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
+        sensitivity=[f"{QR}/{d}/sensitivity_{s}.csv" for d in QWYC_DATASETS for s in QWYC_SENS],
     output:
         report(f"{QR}/paper_vs_ours.md", caption="../report/qwyc_paper_vs_ours.rst",
                category=QWYC_CAT),

@@ -9,5 +9,7 @@ from ensemble_repro.experiments import qwyc  # noqa: E402
 
 inp, p = snakemake.input, snakemake.params
 read = lambda files: pd.concat([pd.read_csv(f) for f in files], ignore_index=True)  # noqa: E731
-table = qwyc.paper_vs_ours(read(inp.points), read(inp.smaller), read(inp.timing), p.qwyc)
+sensitivity = read(inp.sensitivity) if inp.sensitivity else None
+table = qwyc.paper_vs_ours(read(inp.points), read(inp.smaller), read(inp.timing), p.qwyc,
+                           sensitivity)
 qwyc.write_paper_vs_ours(table, snakemake.output[0], p.qwyc)

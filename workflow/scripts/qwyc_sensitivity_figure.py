@@ -1,0 +1,13 @@
+# Main setting vs sensitivity settings (e.g. thresholds fitted on train vs on validation).
+import pandas as pd
+
+from ensemble_repro.logs import setup_logging
+
+setup_logging(snakemake.log[0])
+
+from ensemble_repro.experiments import qwyc  # noqa: E402
+
+inp, out = snakemake.input, snakemake.output
+sens = pd.concat([pd.read_csv(f) for f in inp.sensitivity], ignore_index=True)
+qwyc.plot_sensitivity(pd.read_csv(inp.points), sens, snakemake.wildcards.qwyc_data,
+                      snakemake.params.qwyc, out.pdf, out.png)
