@@ -5,7 +5,6 @@ Every run happens in a scratch directory on the offline mirror with the smoke co
 
 import gzip
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -113,16 +112,6 @@ def test_bad_mirror_stops_before_any_job(tmp_path, case):
 
 
 # ---------------------------------------------------------------- determinism and resume
-
-@pytest.fixture(scope="module")
-def smoke_cores2(tmp_path_factory):
-    work = tmp_path_factory.mktemp("smoke-cores2")
-    start = time.perf_counter()
-    proc = run_snakemake(work, cores=2)
-    assert proc.returncode == 0, proc.stdout[-5000:]
-    print(f"smoke run (--cores 2) took {time.perf_counter() - start:.1f} s")
-    return work
-
 
 def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     proc = run_snakemake(smoke_cores2, "-n", cores=2)
