@@ -163,6 +163,9 @@ def test_killed_run_resumes_to_identical_results(smoke_cores2, tmp_path, sig):
     proc.wait(timeout=120)
     assert not partial_files(work)
     assert not (work / "results" / "README.md").exists()
+    if sig == signal.SIGKILL:  # a hard kill leaves Snakemake's lock behind (README: resuming)
+        unlock = run_snakemake(work, "--unlock", cores=2)
+        assert unlock.returncode == 0, unlock.stdout[-3000:]
     rerun = run_snakemake(work, cores=2)
     assert rerun.returncode == 0, rerun.stdout[-5000:]
     assert not partial_files(work)
