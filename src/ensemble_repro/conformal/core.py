@@ -160,63 +160,80 @@ def _sorted_oob_words(predictions: np.ndarray, oob: np.ndarray):
     return np.stack(words), sorted_vals
 
 
-def _select(words: np.ndarray, target: np.ndarray, width: int, limit: int) -> np.ndarray:
-    """Sorted position (0-based) of the target-th set bit of each entry (target >= 1, vectorised).
+#: _SELECT8[8 v + r]: bit position of the (r+1)-th set bit of byte value v (0 if v has fewer).
+_SELECT8 = np.array([([b for b in range(8) if v >> b & 1] + [0] * 8)[r]
+                     for v in range(256) for r in range(8)], dtype=np.uint8)
 
-    Broadword select: halve the bit range (32, 16, ..., 1), keep the lower half when it holds
-    enough set bits, else subtract its count and move to the upper half. Small integer types
-    keep the working arrays compact.
+
+def _select(words: np.ndarray, targets, limit: int) -> list[np.ndarray]:
+    """Sorted position (0-based) of the t-th set bit of each entry, for each t in ``targets``.
+
+    Byte-wise select with elementwise operations only: running per-byte popcounts find the byte
+    holding the t-th set bit (and, with several words, the word first), then a (byte value,
+    rank) table gives the bit within it. Targets are >= 1; entries with fewer than t set bits
+    (empty out-of-bag sets) get arbitrary positions that callers mask out, clipped to ``limit``
+    only to keep indices valid.
     """
-    shape = words.shape[1:]
-    remaining = np.broadcast_to(np.asarray(target, dtype=np.int64), shape).astype(np.int64)
-    chosen, base = words[0], np.zeros(shape, np.int64)
-    if words.shape[0] > 1:
-        done = np.zeros(shape, bool)
-        chosen = np.zeros(shape, np.uint64)
-        for g in range(words.shape[0]):
-            cnt = np.bitwise_count(words[g]).astype(np.int64)
-            here = ~done & (remaining <= cnt)
-            chosen = np.where(here, words[g], chosen)
-            base[here] = g * _WORD
-            remaining = np.where(done | here, remaining, remaining - cnt)
-            done |= here
-    remaining = np.minimum(remaining, _WORD + 1).astype(np.uint8)  # within one word now
-    pos = np.zeros(shape, np.uint8)
-    word = chosen.copy()
-    half = 32
-    while half >= 1:
-        if half < width:  # bits at or above ``width`` are never set
-            low = np.bitwise_count(word & np.uint64((1 << half) - 1))
-            up = (remaining > low).view(np.uint8)
-            remaining -= low * up
-            word >>= up.astype(np.uint64) * np.uint64(half)
-            pos += up * np.uint8(half)
-        half //= 2
-    # Entries with fewer than ``target`` set bits (empty out-of-bag sets) run past the end;
-    # callers mask them out, the clip only keeps indices valid.
-    return np.minimum(base + pos, limit)
+    G, shape = words.shape[0], words.shape[1:]
+    word_counts = np.bitwise_count(words).astype(np.int64) if G > 1 else None
+    out = []
+    for t in targets:
+        remaining = np.broadcast_to(np.asarray(t, dtype=np.int64), shape)
+        word, base = words[0], 0
+        if G > 1:  # the word holding the t-th set bit, and the set bits left to skip in it
+            done = np.zeros(shape, bool)
+            word, base = np.zeros(shape, np.uint64), np.zeros(shape, np.int64)
+            for g in range(G):
+                here = ~done & (remaining <= word_counts[g])
+                np.copyto(word, words[g], where=here)
+                base = np.where(here, g * _WORD, base)
+                remaining = np.where(done | here, remaining, remaining - word_counts[g])
+                done |= here
+        remaining = np.minimum(remaining, _WORD + 1).astype(np.uint8)
+        # byte q of every entry as one contiguous row: fast elementwise passes below
+        octets = np.ascontiguousarray(word, dtype="<u8").view(np.uint8).reshape(-1, 8).T.copy()
+        octets = octets.reshape((8,) + shape)
+        counts = np.bitwise_count(octets)
+        seen = np.zeros(shape, np.uint8)    # set bits in the bytes before the current one
+        skipped = np.zeros(shape, np.uint8)  # set bits in the bytes before the target byte
+        byte_index = np.zeros(shape, np.uint8)
+        byte = np.zeros(shape, np.uint8)
+        for q in range(_BYTES):
+            seen += counts[q]
+            before = seen < remaining
+            skipped += counts[q] * before
+            byte_index += before
+            np.copyto(byte, octets[q], where=~before & (seen - counts[q] < remaining))
+        rank = np.minimum(remaining - skipped - 1, 7).astype(np.intp)
+        pos = base + 8 * np.minimum(byte_index, _BYTES - 1).astype(np.int64) \
+            + _SELECT8.take(byte.astype(np.intp) * 8 + rank)
+        out.append(np.minimum(pos, limit))
+    return out
 
 
 def _window_sum(words: np.ndarray, sorted_vals: np.ndarray, first: np.ndarray, last: np.ndarray):
-    """Sum of sorted values at the set bits with positions in [first, last], via byte tables."""
+    """Sum of sorted values at the set bits with positions in [first, last], via byte tables.
+
+    ``table[j, g, q, v]`` is the sum of the values of test point j at the set bits of byte value
+    v in byte q of word g, so one gather per byte gives the window sum.
+    """
     G, k, n = words.shape
     B = sorted_vals.shape[1]
     bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)  # (256, 8)
-    padded = np.zeros((k, G * _BYTES * 8))
+    padded = np.zeros((k, G, 8 * 8))
     for g in range(G):
         chunk = sorted_vals[:, g * _WORD:min((g + 1) * _WORD, B)]
-        padded[:, g * _BYTES * 8:g * _BYTES * 8 + chunk.shape[1]] = chunk
-    table = (padded.reshape(k, G * _BYTES, 8) @ bits.T).reshape(-1)  # [j, byte, value]
-    row = (np.arange(k) * (G * _BYTES * 256))[:, None]
-    total = np.zeros((k, n))
+        padded[:, g, :chunk.shape[1]] = chunk
+    table = (padded.reshape(k, G, 8, 8) @ bits.T).reshape(-1)  # [j, g, q, v]
+    masked = np.empty((G, k, n), dtype="<u8")
     for g in range(G):
         lo = np.clip(first - g * _WORD, 0, _WORD)
         hi = np.clip(last + 1 - g * _WORD, 0, _WORD)
-        masked = words[g] & _PREFIX[hi] & ~_PREFIX[lo]
-        for q in range(_BYTES):
-            byte = ((masked >> np.uint64(8 * q)) & np.uint64(255)).astype(np.int64)
-            total += table[row + (g * _BYTES + q) * 256 + byte]
-    return total
+        np.bitwise_and(words[g], _PREFIX[hi] & ~_PREFIX[lo], out=masked[g])
+    offset = ((np.arange(k)[None, :, None, None] * G + np.arange(G)[:, None, None, None]) * 8
+              + np.arange(8)) * 256  # (G, k, 1, 8); int32 halves the gather's index traffic
+    index = masked.view(np.uint8).reshape(G, k, n, 8) + offset.astype(np.int32)
+    return table[index].sum(axis=(0, 3))
 
 
 def _masked_sorted_aggregate(predictions: np.ndarray, oob: np.ndarray, count: np.ndarray,
@@ -224,19 +241,18 @@ def _masked_sorted_aggregate(predictions: np.ndarray, oob: np.ndarray, count: np
     """Median or trimmed mean (middle 50%) of each out-of-bag set at each test point: (k, n)."""
     words, sorted_vals = _sorted_oob_words(predictions, oob)
     B = predictions.shape[0]
-    width = min(B, _WORD)
     safe = np.maximum(count, 1)
     if aggregation == "median":
-        lo_pos = _select(words, (safe + 1) // 2, width, B - 1)
-        hi_pos = _select(words, safe // 2 + 1, width, B - 1) if (count % 2 == 0).any() else lo_pos
-        hi_pos = np.where(count % 2 == 0, hi_pos, lo_pos)
+        even = count % 2 == 0
+        targets = [(safe + 1) // 2] + ([safe // 2 + 1] if even.any() else [])
+        positions = _select(words, targets, B - 1)
+        lo_pos, hi_pos = positions[0], np.where(even, positions[-1], positions[0])
         vals = 0.5 * (np.take_along_axis(sorted_vals, lo_pos, axis=1)
                       + np.take_along_axis(sorted_vals, hi_pos, axis=1))
         return np.where(count > 0, vals, 0.0)
     lo = count // 4
     hi = count - lo
-    first = _select(words, lo + 1, width, B - 1)
-    last = _select(words, np.maximum(hi, 1), width, B - 1)
+    first, last = _select(words, [lo + 1, np.maximum(hi, 1)], B - 1)
     total = _window_sum(words, sorted_vals, first, last)
     return np.where(hi > lo, total / np.maximum(hi - lo, 1), 0.0)
 
@@ -254,11 +270,13 @@ def quantile_ranks(n: int, alpha: float) -> tuple[int, int]:
 
 
 def _kth_smallest(values: np.ndarray, rank: int, fill: float) -> np.ndarray:
-    """rank-th smallest value along axis 1 of (k, n); ``fill`` when rank is outside 1..n."""
+    """rank-th smallest value along axis 1 of (k, n), partitioning ``values`` in place;
+    ``fill`` when rank is outside 1..n."""
     n = values.shape[1]
     if rank < 1 or rank > n:
         return np.full(values.shape[0], fill)
-    return np.partition(values, rank - 1, axis=1)[:, rank - 1]
+    values.partition(rank - 1, axis=1)
+    return values[:, rank - 1].copy()
 
 
 def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
@@ -266,11 +284,12 @@ def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
     """Jackknife+ interval [q-{mu_{-i}(x) - R_i}, q+{mu_{-i}(x) + R_i}] (Algorithm 2, eq. 3).
 
     ``loo_test`` is (k, n), ``residuals`` (n,). Returns (lower, upper), each (k,); -inf / +inf
-    where the order statistic's rank falls outside 1..n.
+    where the order statistic's rank falls outside 1..n. One (k, n) buffer serves both bounds.
     """
     lo_rank, hi_rank = quantile_ranks(residuals.shape[0], alpha)
-    upper = _kth_smallest(loo_test + residuals, hi_rank, np.inf)
-    lower = _kth_smallest(loo_test - residuals, lo_rank, -np.inf)
+    work = np.add(loo_test, residuals)
+    upper = _kth_smallest(work, hi_rank, np.inf)
+    lower = _kth_smallest(np.subtract(loo_test, residuals, out=work), lo_rank, -np.inf)
     return lower, upper
 
 
@@ -278,7 +297,7 @@ def minmax_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Jackknife-minmax-after-bootstrap (Appendix C): [min_i mu_{-i}(x) - q+{R}, max_i mu_{-i}(x) + q+{R}]."""
     _, hi_rank = quantile_ranks(residuals.shape[0], alpha)
-    q = _kth_smallest(residuals[None, :], hi_rank, np.inf)[0]
+    q = _kth_smallest(residuals[None, :].copy(), hi_rank, np.inf)[0]
     return loo_test.min(axis=1) - q, loo_test.max(axis=1) + q
 
 
@@ -290,13 +309,17 @@ def interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float, method: 
 
 def jab_interval(test_predictions: np.ndarray, in_bag: np.ndarray, residuals: np.ndarray,
                  alpha: float, aggregation: str, method: str = "plus",
-                 chunk_size: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+                 chunk_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """J+aB interval at k test points from the (B, k) model predictions, in chunks of test points.
 
     Memory per chunk is O(chunk_size * n) (plus the bounded working arrays of
-    :func:`oob_aggregate`), so tens of thousands of test points fit in a fixed budget.
+    :func:`oob_aggregate`), so tens of thousands of test points fit in a fixed budget. The
+    default chunk holds about 2^17 (test point, training point) pairs (1 MB per (k, n) buffer),
+    so each buffer is still in cache when the next pass reads it.
     """
     k = test_predictions.shape[1]
+    if chunk_size is None:
+        chunk_size = max(1, (1 << 17) // in_bag.shape[1])
     lower, upper = np.empty(k), np.empty(k)
     for start in range(0, k, chunk_size):
         sl = slice(start, min(start + chunk_size, k))
