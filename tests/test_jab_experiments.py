@@ -25,6 +25,16 @@ def test_trial_split_is_the_papers():
     assert len(test) == 60 and not set(train) & set(test)
 
 
+def test_capped_test_rows_keep_the_papers_training_rows():
+    train, test = jab.trial_split(1000, 40, 98765)
+    ctrain, ctest = jab.trial_split(1000, 40, 98765, max_test=100)
+    np.testing.assert_array_equal(ctrain, train)
+    assert len(ctest) == 100 and set(ctest) <= set(test) and np.all(np.diff(ctest) > 0)
+    np.testing.assert_array_equal(ctest, jab.trial_split(1000, 40, 98765, max_test=100)[1])
+    assert not np.array_equal(ctest, jab.trial_split(1000, 40, 98766, max_test=100)[1])
+    np.testing.assert_array_equal(jab.trial_split(1000, 40, 98765, max_test=5000)[1], test)
+
+
 def test_main_cell_rows_deterministic_and_thread_independent():
     X, y = synthetic()
     kw = dict(dataset="synthetic", learner="ridge", m_ratio=0.6, trial=1, n=20, n_resamples=5,
@@ -53,6 +63,7 @@ def tiny_results(tmp_path_factory):
     X, y = synthetic()
     cfg = {"alpha": 0.1, "datasets": ["meps", "blog", "communities"], "learners": ["ridge"],
            "aggregations": AGGS, "n_trials": 2, "trial_seed_base": 98765, "timing_m_ratio": 0.6,
+           "max_test_points": None,
            "main": {"n": 20, "m_ratios": [0.4, 0.6], "n_resamples": 4},
            "fixed_vs_random": {"enabled": True, "n": 30, "m_ratios": [0.5, 1.0], "n_resamples": 6}}
     common = dict(learner="ridge", alpha=0.1, seed=1, trial_seed_base=98765)

@@ -32,11 +32,17 @@ def derived_seed(seed: int, *parts) -> int:
     return int(np.random.SeedSequence(words).generate_state(1)[0])
 
 
-def trial_split(n_total: int, n: int, trial_seed: int) -> tuple[np.ndarray, np.ndarray]:
+def trial_split(n_total: int, n: int, trial_seed: int,
+                max_test: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The paper's split: numpy seeded with ``trial_seed`` draws n training rows without
-    replacement; every other row is a test row."""
-    train = np.random.RandomState(trial_seed).choice(n_total, n, replace=False)
+    replacement; every other row is a test row. ``max_test`` (laptop-scale configs only) keeps
+    a random subset of that many test rows, drawn next from the same generator, so the
+    training rows stay the paper's."""
+    rs = np.random.RandomState(trial_seed)
+    train = rs.choice(n_total, n, replace=False)
     test = np.setdiff1d(np.arange(n_total), train)
+    if max_test is not None and len(test) > max_test:
+        test = np.sort(rs.choice(test, max_test, replace=False))
     return train, test
 
 
@@ -139,10 +145,10 @@ def _with_totals(rows: list[dict], ident: dict) -> list[dict]:
 
 def main_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n: int,
               n_resamples: int, aggregations, alpha: float, seed: int, trial_seed_base: int,
-              n_jobs=None) -> list[dict]:
+              max_test_points: int | None = None, n_jobs=None) -> list[dict]:
     """One trial of the main grid (Figures 1, 2, S1-S4): J+aB with random B matched per
     leave-one-out set to J+ensemble's B = n_resamples, and J+ensemble."""
-    train, test = trial_split(len(y), n, trial_seed_base + trial)
+    train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
     Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
     m = resample_size(n, m_ratio)
     ident = {"dataset": dataset, "learner": learner, "m_ratio": float(m_ratio), "m": m,
@@ -157,9 +163,10 @@ def main_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n
 
 
 def jplus_cell(X, y, *, dataset: str, learner: str, trial: int, n: int, alpha: float, seed: int,
-               trial_seed_base: int, n_jobs=None) -> list[dict]:
+               trial_seed_base: int, max_test_points: int | None = None,
+               n_jobs=None) -> list[dict]:
     """One trial of J+non-ensemble (independent of m; drawn at every m/n in the figures)."""
-    train, test = trial_split(len(y), n, trial_seed_base + trial)
+    train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
     rng = np.random.RandomState(derived_seed(seed, "jplus", dataset, learner, trial))
     sets = [np.delete(np.arange(n), i)[None, :] for i in range(n)]
     rows = loo_rows(X[train], y[train], X[test], y[test], learner, sets, ["mean"], alpha, rng,
@@ -172,10 +179,11 @@ def jplus_cell(X, y, *, dataset: str, learner: str, trial: int, n: int, alpha: f
 
 def fixed_vs_random_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n: int,
                          n_resamples: int, aggregations, alpha: float, seed: int,
-                         trial_seed_base: int) -> list[dict]:
+                         trial_seed_base: int,
+                         max_test_points: int | None = None) -> list[dict]:
     """One trial of Appendix D.3 (Figures S5-S10): J+aB with fixed B = n_resamples vs random
     B ~ Binomial(floor(n_resamples / (1 - 1/(n+1))^m), (1 - 1/(n+1))^m)."""
-    train, test = trial_split(len(y), n, trial_seed_base + trial)
+    train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
     Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
     m = resample_size(n, m_ratio)
     ident = {"dataset": dataset, "learner": learner, "m_ratio": float(m_ratio), "m": m,
@@ -211,7 +219,8 @@ def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict,
 
     X, y = load_prepared(table_path)
     common = {"dataset": dataset, "learner": learner, "alpha": jab_cfg["alpha"], "seed": seed,
-              "trial_seed_base": jab_cfg["trial_seed_base"]}
+              "trial_seed_base": jab_cfg["trial_seed_base"],
+              "max_test_points": jab_cfg["max_test_points"]}
     progress = Progress(jab_cfg["n_trials"], f"jab {kind} {dataset} {learner} m/n={m_ratio}")
     # One BLAS thread per worker: the job parallelises over leave-one-out sets itself, and
     # nested BLAS threads on small matrices oversubscribe the cores (70x slower MLP fits seen).
