@@ -10,7 +10,7 @@ from sklearn.tree import DecisionTreeRegressor
 from ensemble_repro.conformal import (JackknifePlus, JackknifePlusAfterBootstrap,
                                       JackknifePlusEnsemble, binomial_probability,
                                       draw_n_resamples, oob_aggregate, paper_n_resamples,
-                                      quantile_ranks)
+                                      plus_interval, quantile_ranks)
 from ensemble_repro.learners import PaperRidge, make_learner
 
 PHI = {"mean": np.mean, "median": np.median, "trimmed_mean": lambda v: trim_mean(v, 0.25)}
@@ -96,6 +96,24 @@ def test_oob_aggregate_matches_naive_with_ties(B):
         got = oob_aggregate(P, in_bag, agg)
         ref = [[naive_phi(P[~in_bag[:, i], j], agg) for i in range(11)] for j in range(7)]
         np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", ["narrow", "wide", "ties", "constant"])
+@pytest.mark.parametrize("alpha", [0.01, 0.1, 0.33])
+def test_plus_interval_matches_naive(case, alpha):
+    """The residual band of plus_interval (narrow and wide bands, ties) against full sorting."""
+    rng = np.random.RandomState(len(case))
+    n, k = 300, 40
+    residuals = np.abs(rng.standard_t(2, n))
+    loo = rng.randn(k, 1) + {"narrow": 1e-3, "wide": 10.0, "ties": 0.0, "constant": 0.0}[case] \
+        * rng.randn(k, n)
+    if case == "ties":
+        residuals = np.round(residuals, 1)
+        loo = loo + rng.randint(0, 3, size=(k, n)) * 0.1
+    got = plus_interval(loo, residuals, alpha)
+    ref = naive_interval(loo, residuals, alpha, "plus")
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
 
 
 LOO_CASES = [(JackknifePlusEnsemble, {"n_resamples": 3, "resample_size": 0.8, "aggregation": agg}, agg)

@@ -2,12 +2,13 @@
 
 Estimators: :class:`JackknifePlusAfterBootstrap` (J+aB, Algorithm 2; minmax, Appendix C),
 :class:`JackknifePlusEnsemble` (J+ensemble, Algorithm 4), :class:`JackknifePlus`
-(J+non-ensemble, Algorithm 5). Numeric core: :mod:`ensemble_repro.conformal.core`.
+(J+non-ensemble, Algorithm 5). Numeric core: :mod:`ensemble_repro.conformal.core` (compiled kernel in :mod:`.kernels`).
 """
 
 from .core import (AGGREGATIONS, METHODS, aggregate, binomial_probability, draw_n_resamples,
                    draw_resamples, in_bag_mask, interval, jab_interval, loo_aggregate,
-                   oob_aggregate, oob_self_aggregate, paper_n_resamples, quantile_ranks)
+                   oob_aggregate, oob_self_aggregate, paper_n_resamples, plus_interval,
+                   quantile_ranks)
 from .estimators import (JackknifePlus, JackknifePlusAfterBootstrap, JackknifePlusEnsemble,
                          fit_models, loo_predictions, loo_resamples, predict_models,
                          predict_out_of_bag)
@@ -17,5 +18,5 @@ __all__ = [
     "JackknifePlusEnsemble", "aggregate", "binomial_probability", "draw_n_resamples",
     "draw_resamples", "fit_models", "in_bag_mask", "interval", "jab_interval", "loo_aggregate",
     "loo_predictions", "loo_resamples", "oob_aggregate", "oob_self_aggregate",
-    "paper_n_resamples", "predict_models", "predict_out_of_bag", "quantile_ranks",
+    "paper_n_resamples", "plus_interval", "predict_models", "predict_out_of_bag", "quantile_ranks",
 ]

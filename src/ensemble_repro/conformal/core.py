@@ -11,12 +11,10 @@ import math
 
 import numpy as np
 
+from . import kernels
+
 AGGREGATIONS = ("mean", "median", "trimmed_mean")
 METHODS = ("plus", "minmax")
-
-#: Elements of the (G, k, n) working arrays of the median / trimmed-mean aggregation per chunk.
-_CHUNK_ELEMENTS = 1 << 19
-
 
 # ----------------------------------------------------------------------------- number of models B
 def binomial_probability(n: int, m: int, replace: bool) -> float:
@@ -112,149 +110,20 @@ def oob_self_aggregate(train_predictions: np.ndarray, in_bag: np.ndarray, aggreg
 def oob_aggregate(predictions: np.ndarray, in_bag: np.ndarray, aggregation: str) -> np.ndarray:
     """(k, n) matrix of leave-one-out aggregates mu_{-i}(x_j) = phi({mu_b(x_j): i not in S_b}).
 
-    Mean: one matrix product. Median / trimmed mean: masked sorting with packed bits (see
-    :func:`_sorted_oob_words`), in chunks of test points to bound memory.
+    Mean: one matrix product. Median / trimmed mean: masked sorting in compiled code
+    (:func:`kernels.oob_order_statistics`), O(B + n) extra memory.
     Empty out-of-bag sets give 0 (the paper's default).
     """
-    oob = (~in_bag).astype(float)
+    oob = ~in_bag
     count = oob.sum(axis=0)
     if aggregation == "mean":
         return predictions.T @ (oob / np.maximum(count, 1.0))
-    B, k = predictions.shape
-    n = in_bag.shape[1]
-    out = np.zeros((k, n))
-    if B == 0:
+    out = np.zeros((predictions.shape[1], in_bag.shape[1]))
+    if predictions.shape[0] == 0:
         return out
-    count = count.astype(np.int64)
-    step = max(1, _CHUNK_ELEMENTS // max(n * -(-B // _WORD), 1))
-    for start in range(0, k, step):
-        sl = slice(start, min(start + step, k))
-        out[sl] = _masked_sorted_aggregate(predictions[:, sl], oob, count, aggregation)
-    return out
-
-
-#: Bits used per word: sums of distinct powers of two below 2**52 are exact in float64.
-_WORD = 52
-_PREFIX = np.array([(1 << s) - 1 for s in range(_WORD + 1)], dtype=np.uint64)
-_BYTES = -(-_WORD // 8)
-
-
-def _sorted_oob_words(predictions: np.ndarray, oob: np.ndarray):
-    """Out-of-bag indicators of every (test point j, training point i) in sorted order, as bits.
-
-    Bit r of word g of entry [j, i] is set when the model at sorted position 52 g + r of column j
-    is out of bag for i. One matrix product per word builds them: sum_b oob[b, i] 2^rank_j(b)
-    is exact in float64 because it is a sum of distinct powers of two below 2^52.
-    Returns (words (G, k, n) uint64, sorted values (k, B)).
-    """
-    B, k = predictions.shape
-    order = np.argsort(predictions, axis=0, kind="stable")
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.arange(B)[:, None], axis=0)
-    sorted_vals = np.take_along_axis(predictions, order, axis=0).T.copy()
-    words = []
-    for g in range(-(-B // _WORD)):
-        local = rank - g * _WORD
-        powers = np.where((local >= 0) & (local < _WORD), np.ldexp(1.0, np.clip(local, 0, _WORD - 1)), 0.0)
-        words.append((powers.T @ oob).astype(np.uint64))
-    return np.stack(words), sorted_vals
-
-
-#: _SELECT8[8 v + r]: bit position of the (r+1)-th set bit of byte value v (0 if v has fewer).
-_SELECT8 = np.array([([b for b in range(8) if v >> b & 1] + [0] * 8)[r]
-                     for v in range(256) for r in range(8)], dtype=np.uint8)
-
-
-def _select(words: np.ndarray, targets, limit: int) -> list[np.ndarray]:
-    """Sorted position (0-based) of the t-th set bit of each entry, for each t in ``targets``.
-
-    Byte-wise select with elementwise operations only: running per-byte popcounts find the byte
-    holding the t-th set bit (and, with several words, the word first), then a (byte value,
-    rank) table gives the bit within it. Targets are >= 1; entries with fewer than t set bits
-    (empty out-of-bag sets) get arbitrary positions that callers mask out, clipped to ``limit``
-    only to keep indices valid.
-    """
-    G, shape = words.shape[0], words.shape[1:]
-    word_counts = np.bitwise_count(words).astype(np.int64) if G > 1 else None
-    out = []
-    for t in targets:
-        remaining = np.broadcast_to(np.asarray(t, dtype=np.int64), shape)
-        word, base = words[0], 0
-        if G > 1:  # the word holding the t-th set bit, and the set bits left to skip in it
-            done = np.zeros(shape, bool)
-            word, base = np.zeros(shape, np.uint64), np.zeros(shape, np.int64)
-            for g in range(G):
-                here = ~done & (remaining <= word_counts[g])
-                np.copyto(word, words[g], where=here)
-                base = np.where(here, g * _WORD, base)
-                remaining = np.where(done | here, remaining, remaining - word_counts[g])
-                done |= here
-        remaining = np.minimum(remaining, _WORD + 1).astype(np.uint8)
-        # byte q of every entry as one contiguous row: fast elementwise passes below
-        octets = np.ascontiguousarray(word, dtype="<u8").view(np.uint8).reshape(-1, 8).T.copy()
-        octets = octets.reshape((8,) + shape)
-        counts = np.bitwise_count(octets)
-        seen = np.zeros(shape, np.uint8)    # set bits in the bytes before the current one
-        skipped = np.zeros(shape, np.uint8)  # set bits in the bytes before the target byte
-        byte_index = np.zeros(shape, np.uint8)
-        byte = np.zeros(shape, np.uint8)
-        for q in range(_BYTES):
-            seen += counts[q]
-            before = seen < remaining
-            skipped += counts[q] * before
-            byte_index += before
-            np.copyto(byte, octets[q], where=~before & (seen - counts[q] < remaining))
-        rank = np.minimum(remaining - skipped - 1, 7).astype(np.intp)
-        pos = base + 8 * np.minimum(byte_index, _BYTES - 1).astype(np.int64) \
-            + _SELECT8.take(byte.astype(np.intp) * 8 + rank)
-        out.append(np.minimum(pos, limit))
-    return out
-
-
-def _window_sum(words: np.ndarray, sorted_vals: np.ndarray, first: np.ndarray, last: np.ndarray):
-    """Sum of sorted values at the set bits with positions in [first, last], via byte tables.
-
-    ``table[j, g, q, v]`` is the sum of the values of test point j at the set bits of byte value
-    v in byte q of word g, so one gather per byte gives the window sum.
-    """
-    G, k, n = words.shape
-    B = sorted_vals.shape[1]
-    bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)  # (256, 8)
-    padded = np.zeros((k, G, 8 * 8))
-    for g in range(G):
-        chunk = sorted_vals[:, g * _WORD:min((g + 1) * _WORD, B)]
-        padded[:, g, :chunk.shape[1]] = chunk
-    table = (padded.reshape(k, G, 8, 8) @ bits.T).reshape(-1)  # [j, g, q, v]
-    masked = np.empty((G, k, n), dtype="<u8")
-    for g in range(G):
-        lo = np.clip(first - g * _WORD, 0, _WORD)
-        hi = np.clip(last + 1 - g * _WORD, 0, _WORD)
-        np.bitwise_and(words[g], _PREFIX[hi] & ~_PREFIX[lo], out=masked[g])
-    offset = ((np.arange(k)[None, :, None, None] * G + np.arange(G)[:, None, None, None]) * 8
-              + np.arange(8)) * 256  # (G, k, 1, 8); int32 halves the gather's index traffic
-    index = masked.view(np.uint8).reshape(G, k, n, 8) + offset.astype(np.int32)
-    return table[index].sum(axis=(0, 3))
-
-
-def _masked_sorted_aggregate(predictions: np.ndarray, oob: np.ndarray, count: np.ndarray,
-                             aggregation: str) -> np.ndarray:
-    """Median or trimmed mean (middle 50%) of each out-of-bag set at each test point: (k, n)."""
-    words, sorted_vals = _sorted_oob_words(predictions, oob)
-    B = predictions.shape[0]
-    safe = np.maximum(count, 1)
-    if aggregation == "median":
-        even = count % 2 == 0
-        targets = [(safe + 1) // 2] + ([safe // 2 + 1] if even.any() else [])
-        positions = _select(words, targets, B - 1)
-        lo_pos, hi_pos = positions[0], np.where(even, positions[-1], positions[0])
-        vals = 0.5 * (np.take_along_axis(sorted_vals, lo_pos, axis=1)
-                      + np.take_along_axis(sorted_vals, hi_pos, axis=1))
-        return np.where(count > 0, vals, 0.0)
-    lo = count // 4
-    hi = count - lo
-    first, last = _select(words, [lo + 1, np.maximum(hi, 1)], B - 1)
-    total = _window_sum(words, sorted_vals, first, last)
-    return np.where(hi > lo, total / np.maximum(hi - lo, 1), 0.0)
+    return kernels.oob_order_statistics(np.ascontiguousarray(predictions, dtype=float),
+                                        oob.view(np.uint8), count.astype(np.int64),
+                                        aggregation == "trimmed_mean", out)
 
 
 # ----------------------------------------------------------------------------- intervals
@@ -269,14 +138,32 @@ def quantile_ranks(n: int, alpha: float) -> tuple[int, int]:
     return lo, hi
 
 
-def _kth_smallest(values: np.ndarray, rank: int, fill: float) -> np.ndarray:
-    """rank-th smallest value along axis 1 of (k, n), partitioning ``values`` in place;
-    ``fill`` when rank is outside 1..n."""
-    n = values.shape[1]
-    if rank < 1 or rank > n:
-        return np.full(values.shape[0], fill)
-    values.partition(rank - 1, axis=1)
-    return values[:, rank - 1].copy()
+def _banded_kth(loo: np.ndarray, residuals: np.ndarray, order: np.ndarray, rank: int,
+                sign: float) -> np.ndarray:
+    """rank-th smallest (1 <= rank <= n) over i of loo[j, i] + sign * R_i, for every row j.
+
+    Exact band pruning: let s be the largest spread max_i - min_i of a row and R* the residual
+    at the pivot rank (rank for +, n - rank + 1 for -). Every i with R_i < R* - s lies on one
+    side of the answer in every row and every i with R_i > R* + s on the other, so only the
+    residuals within s of R* (plus a margin for rounding) are partitioned. Leave-one-out
+    predictions at a point are close to each other, so the band is usually a small part of n.
+    """
+    n = loo.shape[1]
+    sorted_residuals = residuals[order]
+    pivot = sorted_residuals[rank - 1 if sign > 0 else n - rank]
+    high, low = loo.max(axis=1), loo.min(axis=1)
+    spread = (high - low).max() + 1e-12 * (abs(pivot) + np.abs(high).max() + np.abs(low).max())
+    start = int(np.searchsorted(sorted_residuals, pivot - spread, side="left"))
+    stop = int(np.searchsorted(sorted_residuals, pivot + spread, side="right"))
+    if stop - start > 0.6 * n:  # a wide band: partitioning everything is cheaper than gathering
+        start, stop = 0, n
+        work = np.add(loo, sign * residuals)
+    else:
+        work = loo[:, order[start:stop]]
+        work += sign * sorted_residuals[start:stop]
+    kth = rank - 1 - (start if sign > 0 else n - stop)
+    work.partition(kth, axis=1)
+    return work[:, kth].copy()
 
 
 def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
@@ -284,20 +171,24 @@ def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
     """Jackknife+ interval [q-{mu_{-i}(x) - R_i}, q+{mu_{-i}(x) + R_i}] (Algorithm 2, eq. 3).
 
     ``loo_test`` is (k, n), ``residuals`` (n,). Returns (lower, upper), each (k,); -inf / +inf
-    where the order statistic's rank falls outside 1..n. One (k, n) buffer serves both bounds.
+    where the order statistic's rank falls outside 1..n.
     """
-    lo_rank, hi_rank = quantile_ranks(residuals.shape[0], alpha)
-    work = np.add(loo_test, residuals)
-    upper = _kth_smallest(work, hi_rank, np.inf)
-    lower = _kth_smallest(np.subtract(loo_test, residuals, out=work), lo_rank, -np.inf)
+    k, n = loo_test.shape
+    lo_rank, hi_rank = quantile_ranks(n, alpha)
+    order = np.argsort(residuals, kind="stable")
+    upper = _banded_kth(loo_test, residuals, order, hi_rank, 1.0) if 1 <= hi_rank <= n \
+        else np.full(k, np.inf)
+    lower = _banded_kth(loo_test, residuals, order, lo_rank, -1.0) if 1 <= lo_rank <= n \
+        else np.full(k, -np.inf)
     return lower, upper
 
 
 def minmax_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Jackknife-minmax-after-bootstrap (Appendix C): [min_i mu_{-i}(x) - q+{R}, max_i mu_{-i}(x) + q+{R}]."""
-    _, hi_rank = quantile_ranks(residuals.shape[0], alpha)
-    q = _kth_smallest(residuals[None, :].copy(), hi_rank, np.inf)[0]
+    n = residuals.shape[0]
+    _, hi_rank = quantile_ranks(n, alpha)
+    q = np.sort(residuals)[hi_rank - 1] if hi_rank <= n else np.inf
     return loo_test.min(axis=1) - q, loo_test.max(axis=1) + q
 
 
@@ -312,8 +203,7 @@ def jab_interval(test_predictions: np.ndarray, in_bag: np.ndarray, residuals: np
                  chunk_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """J+aB interval at k test points from the (B, k) model predictions, in chunks of test points.
 
-    Memory per chunk is O(chunk_size * n) (plus the bounded working arrays of
-    :func:`oob_aggregate`), so tens of thousands of test points fit in a fixed budget. The
+    Memory per chunk is O(chunk_size * n), so tens of thousands of test points fit in a fixed budget. The
     default chunk holds about 2^17 (test point, training point) pairs (1 MB per (k, n) buffer),
     so each buffer is still in cache when the next pass reads it.
     """
