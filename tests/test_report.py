@@ -38,6 +38,7 @@ def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monke
     text = (tmp_path / "results" / "README.md").read_text()
     assert "| `jab/tables/S2.csv` | Table S2 of the paper | `jab_tables` | seed 7; data blogData_train.csv f3cc953ea991…" in text
     assert "| `data/blog.json` | One tidy table. | `prepare` |" in text
+    assert "| `jab/tables/S2.provenance.json` | provenance of `S2.csv` | `jab_tables` |" in text
     assert "| coverage 0.9 | 0.91 |" in text
     assert "x.log" not in text and ".S2.csv.tmp" not in text
     assert "config/quick.yaml" in text

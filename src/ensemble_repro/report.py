@@ -98,13 +98,15 @@ def build_index(results_dir: str | os.PathLike, patterns: Sequence[OutputPattern
     compiled = [(p, p.regex()) for p in patterns]
     sections: dict[str, list[str]] = {k: [] for k in PAPERS}
     for path in result_files(root):
-        rel = path.as_posix()
-        match = next((p for p, rx in compiled if rx.search(rel)), None)
+        sidecar = path.name.endswith(".provenance.json")
+        made = next((q for q in path.parent.glob(path.name.removesuffix("provenance.json") + "*")
+                     if q != path and sidecar_path(q) == path), path) if sidecar else path
+        match = next((p for p, rx in compiled if rx.search(made.as_posix())), None)
         key = path.relative_to(root).parts[0]
         key = key if key in sections else "data"
         what = (caption_title(match.caption) or (match.doc or "").strip()) if match else ""
-        if not what and path.name.endswith(".provenance.json"):
-            what = "provenance of " + path.name.replace(".provenance.json", "")
+        if sidecar:
+            what = f"provenance of `{made.name}`"
         rule = match.rule if match else "?"
         sections[key].append(f"| `{path.relative_to(root).as_posix()}` | {what} | `{rule}` | "
                              f"{_provenance_summary(path)} |")

@@ -143,16 +143,23 @@ def _with_totals(rows: list[dict], ident: dict) -> list[dict]:
     return out
 
 
+def _trial_setup(X, y, dataset, learner, m_ratio, trial, n, alpha, trial_seed_base,
+                 max_test_points):
+    """The trial's split (train X, y, test X, y), m, and the identifying columns of its rows."""
+    train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
+    m = resample_size(n, m_ratio)
+    ident = {"dataset": dataset, "learner": learner, "m_ratio": float(m_ratio), "m": m,
+             "trial": trial, "n": n, "n_test": len(test), "alpha": alpha}
+    return (X[train], y[train], X[test], y[test]), m, ident
+
+
 def main_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n: int,
               n_resamples: int, aggregations, alpha: float, seed: int, trial_seed_base: int,
               max_test_points: int | None = None, n_jobs=None) -> list[dict]:
     """One trial of the main grid (Figures 1, 2, S1-S4): J+aB with random B matched per
     leave-one-out set to J+ensemble's B = n_resamples, and J+ensemble."""
-    train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
-    Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
-    m = resample_size(n, m_ratio)
-    ident = {"dataset": dataset, "learner": learner, "m_ratio": float(m_ratio), "m": m,
-             "trial": trial, "n": n, "n_test": len(test), "alpha": alpha}
+    (Xtr, ytr, Xte, yte), m, ident = _trial_setup(X, y, dataset, learner, m_ratio, trial, n, alpha,
+                                                  trial_seed_base, max_test_points)
     rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "jab"))
     rows = jab_rows(Xtr, ytr, Xte, yte, learner, m, core.paper_n_resamples(n_resamples, n, m, "loo"),
                     True, aggregations, alpha, rng, JAB)
@@ -183,11 +190,8 @@ def fixed_vs_random_cell(X, y, *, dataset: str, learner: str, m_ratio: float, tr
                          max_test_points: int | None = None) -> list[dict]:
     """One trial of Appendix D.3 (Figures S5-S10): J+aB with fixed B = n_resamples vs random
     B ~ Binomial(floor(n_resamples / (1 - 1/(n+1))^m), (1 - 1/(n+1))^m)."""
-    train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
-    Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
-    m = resample_size(n, m_ratio)
-    ident = {"dataset": dataset, "learner": learner, "m_ratio": float(m_ratio), "m": m,
-             "trial": trial, "n": n, "n_test": len(test), "alpha": alpha}
+    (Xtr, ytr, Xte, yte), m, ident = _trial_setup(X, y, dataset, learner, m_ratio, trial, n, alpha,
+                                                  trial_seed_base, max_test_points)
     rng = np.random.RandomState(derived_seed(seed, "fvr", dataset, learner, m_ratio, trial, "fixed"))
     rows = jab_rows(Xtr, ytr, Xte, yte, learner, m, n_resamples, False, aggregations, alpha, rng,
                     JAB_FIXED)
