@@ -55,3 +55,29 @@ def test_gather_paper_vs_ours_marks_switched_off_papers(tmp_path):
     assert "## Quit When You Can" in text and "| claim | ours | holds |" in text
     assert "(experiment switched off in this config)" in text
     assert "# Title" not in text
+
+
+def test_provenance_sidecar_holds_config_seed_checksums_and_versions(tmp_path):
+    import json
+
+    import numpy
+    import scipy
+    import sklearn
+
+    from ensemble_repro import __version__
+
+    prep = tmp_path / "blog.json"
+    prep.write_text('{"name": "blog", "sources": {"blogData_train.csv": "f3cc953ea9913361"}}')
+    side = write_provenance(tmp_path / "main.csv", config={"alpha": 0.1, "n": 40}, seed=11,
+                            inputs=[prep])
+    assert side.name == "main.provenance.json"
+    meta = json.loads(side.read_text())
+    assert meta["config"] == {"alpha": 0.1, "n": 40} and meta["seed"] == 11
+    assert meta["raw_data_sha256"] == {"blog": {"blogData_train.csv": "f3cc953ea9913361"}}
+    sw = meta["software"]
+    assert (sw["numpy"], sw["scipy"], sw["scikit-learn"], sw["ensemble_repro"]) == (
+        numpy.__version__, scipy.__version__, sklearn.__version__, __version__)
+    assert {"python", "numba"} <= set(sw)
+    first = side.read_bytes()
+    write_provenance(tmp_path / "main.csv", config={"alpha": 0.1, "n": 40}, seed=11, inputs=[prep])
+    assert side.read_bytes() == first  # nothing time- or machine-dependent

@@ -17,6 +17,7 @@ from .io import read_json, write_json
 def software_versions() -> dict[str, str]:
     """Versions of Python and of the numeric stack that can change results."""
     import matplotlib
+    import numba
     import numpy
     import pandas
     import scipy
@@ -25,6 +26,7 @@ def software_versions() -> dict[str, str]:
     return {
         "python": platform.python_version(),
         "numpy": numpy.__version__,
+        "numba": numba.__version__,
         "pandas": pandas.__version__,
         "scipy": scipy.__version__,
         "scikit-learn": sklearn.__version__,
