@@ -35,13 +35,15 @@ def test_capped_test_rows_keep_the_papers_training_rows():
     np.testing.assert_array_equal(jab.trial_split(1000, 40, 98765, max_test=5000)[1], test)
 
 
-def test_main_cell_rows_deterministic_and_thread_independent():
+@pytest.mark.parametrize("learner", ["ridge", "nn"])
+def test_main_cell_rows_deterministic_and_worker_independent(learner, capfd):
     X, y = synthetic()
-    kw = dict(dataset="synthetic", learner="ridge", m_ratio=0.6, trial=1, n=20, n_resamples=5,
+    kw = dict(dataset="synthetic", learner=learner, m_ratio=0.6, trial=1, n=20, n_resamples=5,
               aggregations=AGGS, alpha=0.1, seed=7, trial_seed_base=98765)
     a = pd.DataFrame(jab.main_cell(X, y, n_jobs=1, **kw))
     b = pd.DataFrame(jab.main_cell(X, y, n_jobs=2, **kw))
     pd.testing.assert_frame_equal(drop_timing(a), drop_timing(b))
+    assert "ConvergenceWarning" not in capfd.readouterr().err  # silenced in worker processes too
     assert set(a["method"]) == {jab.JAB, jab.JPLUS_ENSEMBLE} and set(a["aggregation"]) == set(AGGS)
     assert (a.loc[a["method"] == jab.JPLUS_ENSEMBLE, "n_fits"] == 20 * 5).all()
     assert a["m"].eq(12).all() and a["n_test"].eq(130).all()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -117,20 +118,29 @@ def predict_out_of_bag(models, X: np.ndarray, in_bag: np.ndarray, features=None)
     return out
 
 
-def parallel_fit(estimator, X, y, resample_sets, seed_sets, n_jobs) -> list:
-    """fit_models for each (resamples, seeds) pair, in ``n_jobs`` threads over contiguous batches.
+def _fit_batch(estimator, X, y, resample_sets, seed_sets, warning_filters=None) -> list:
+    with warnings.catch_warnings():
+        if warning_filters is not None:  # a worker process: the caller's filters
+            warnings.filters[:] = warning_filters
+        return [fit_models(estimator, X, y, r, s) for r, s in zip(resample_sets, seed_sets)]
 
-    Threads, not processes: no pool start-up or model pickling (scikit-learn's tree and linear
-    algebra code releases the GIL), and the seeds are fixed beforehand, so results do not depend
-    on ``n_jobs``.
+
+def parallel_fit(estimator, X, y, resample_sets, seed_sets, n_jobs) -> list:
+    """fit_models for each (resamples, seeds) pair, in ``n_jobs`` worker processes over
+    contiguous batches, one BLAS thread each, with the caller's warning filters.
+
+    Processes, not threads: the MLP's L-BFGS loop calls back into Python and holds the GIL, so
+    threads gave no speed-up. The seeds are fixed beforehand, so results do not depend on
+    ``n_jobs``.
     """
     jobs = _n_jobs(n_jobs)
     if jobs == 1 or len(resample_sets) == 1:
-        return [fit_models(estimator, X, y, r, s) for r, s in zip(resample_sets, seed_sets)]
+        return _fit_batch(estimator, X, y, resample_sets, seed_sets)
     batches = np.array_split(np.arange(len(resample_sets)), min(jobs, len(resample_sets)))
-    parts = Parallel(n_jobs=len(batches), prefer="threads")(
-        delayed(lambda idx: [fit_models(estimator, X, y, resample_sets[i], seed_sets[i]) for i in idx])(b)
-        for b in batches)
+    with parallel_config(backend="loky", inner_max_num_threads=1):
+        parts = Parallel(n_jobs=len(batches))(
+            delayed(_fit_batch)(estimator, X, y, [resample_sets[i] for i in b],
+                                [seed_sets[i] for i in b], list(warnings.filters)) for b in batches)
     return [models for part in parts for models in part]
 
 
