@@ -55,7 +55,7 @@ rule jab_main_cell:
     params:
         jab=JAB,
         seed=config["seed"],
-    threads: 2  # J+ensemble fits its n leave-one-out ensembles in parallel
+    threads: 2  # J+aB and J+ensemble fit their models in parallel workers
     resources:
         mem_mb=2000,
         runtime=lambda wc: {"ridge": 30, "rf": 240, "nn": 1440}[wc.jab_learner],

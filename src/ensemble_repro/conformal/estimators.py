@@ -134,7 +134,7 @@ def parallel_fit(estimator, X, y, resample_sets, seed_sets, n_jobs) -> list:
     ``n_jobs``.
     """
     jobs = _n_jobs(n_jobs)
-    if jobs == 1 or len(resample_sets) == 1:
+    if jobs == 1 or len(resample_sets) <= 1:
         return _fit_batch(estimator, X, y, resample_sets, seed_sets)
     batches = np.array_split(np.arange(len(resample_sets)), min(jobs, len(resample_sets)))
     with parallel_config(backend="loky", inner_max_num_threads=1):

@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 
 from ..conformal import core
-from ..conformal.estimators import (fit_models, loo_resamples, parallel_fit, predict_models,
+from ..conformal.estimators import (loo_resamples, parallel_fit, predict_models,
                                     predict_out_of_bag)
 from ..learners import make_learner
 
@@ -64,14 +64,16 @@ def _quiet(fn, *args, **kwargs):
 
 
 def jab_rows(X, y, X_test, y_test, learner: str, m: int, n_resamples: int, random_B: bool,
-             aggregations, alpha: float, rng, method_name: str) -> list[dict]:
-    """J+aB (Algorithm 2) with every aggregation from one set of B fitted models."""
+             aggregations, alpha: float, rng, method_name: str, n_jobs=None) -> list[dict]:
+    """J+aB (Algorithm 2) with every aggregation from one set of B fitted models, fitted in
+    ``n_jobs`` workers like J+ensemble's, so their wall-clock times compare."""
     n = len(y)
     B = core.draw_n_resamples(n_resamples, n, m, True, rng) if random_B else n_resamples
     resamples = core.draw_resamples(n, m, B, True, rng)
     seeds = rng.randint(np.iinfo(np.int32).max, size=B)
     t0 = time.perf_counter()
-    models = _quiet(fit_models, make_learner(learner), X, y, resamples, seeds)
+    models = [model for (model,) in _quiet(parallel_fit, make_learner(learner), X, y,
+                                            [[r] for r in resamples], seeds[:, None], n_jobs)]
     t1 = time.perf_counter()
     in_bag = core.in_bag_mask(resamples, n)
     train_pred = predict_out_of_bag(models, X, in_bag)
@@ -162,7 +164,7 @@ def main_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n
                                                   trial_seed_base, max_test_points)
     rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "jab"))
     rows = jab_rows(Xtr, ytr, Xte, yte, learner, m, core.paper_n_resamples(n_resamples, n, m, "loo"),
-                    True, aggregations, alpha, rng, JAB)
+                    True, aggregations, alpha, rng, JAB, n_jobs)
     rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "ens"))
     sets = [loo_resamples(n, i, m, n_resamples, True, rng) for i in range(n)]
     rows += loo_rows(Xtr, ytr, Xte, yte, learner, sets, aggregations, alpha, rng, JPLUS_ENSEMBLE, n_jobs)
