@@ -27,6 +27,7 @@ def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monke
     prep.parent.mkdir(parents=True)
     prep.write_text('{"name": "blog", "sources": {"blogData_train.csv": "f3cc953ea9913361"}}')
     write_provenance("results/jab/tables/S2.csv", config={"alpha": 0.1}, seed=7, inputs=[prep])
+    (tmp_path / "results" / "jab" / "tables" / "S2.md").write_text("| a |\n")  # shares the sidecar
     (tmp_path / "results" / "logs").mkdir()
     (tmp_path / "results" / "logs" / "x.log").write_text("log")
     (tmp_path / "results" / "jab" / "tables" / ".S2.csv.tmp").write_text("partial")

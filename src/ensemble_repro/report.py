@@ -99,8 +99,8 @@ def build_index(results_dir: str | os.PathLike, patterns: Sequence[OutputPattern
     sections: dict[str, list[str]] = {k: [] for k in PAPERS}
     for path in result_files(root):
         sidecar = path.name.endswith(".provenance.json")
-        made = next((q for q in path.parent.glob(path.name.removesuffix("provenance.json") + "*")
-                     if q != path and sidecar_path(q) == path), path) if sidecar else path
+        # a sidecar names its table (X.csv and X.md share X.provenance.json)
+        made = path.with_name(read_json(path)["table"]) if sidecar else path
         match = next((p for p, rx in compiled if rx.search(made.as_posix())), None)
         key = path.relative_to(root).parts[0]
         key = key if key in sections else "data"

@@ -118,12 +118,12 @@ def oob_aggregate(predictions: np.ndarray, in_bag: np.ndarray, aggregation: str)
     count = oob.sum(axis=0)
     if aggregation == "mean":
         return predictions.T @ (oob / np.maximum(count, 1.0))
-    out = np.zeros((predictions.shape[1], in_bag.shape[1]))
+    shape = (predictions.shape[1], in_bag.shape[1])
     if predictions.shape[0] == 0:
-        return out
+        return np.zeros(shape)
     return kernels.oob_order_statistics(np.ascontiguousarray(predictions, dtype=float),
                                         oob.view(np.uint8), count.astype(np.int64),
-                                        aggregation == "trimmed_mean", out)
+                                        aggregation == "trimmed_mean", np.empty(shape))
 
 
 # ----------------------------------------------------------------------------- intervals
@@ -138,21 +138,20 @@ def quantile_ranks(n: int, alpha: float) -> tuple[int, int]:
     return lo, hi
 
 
-def _banded_kth(loo: np.ndarray, residuals: np.ndarray, order: np.ndarray, rank: int,
-                sign: float) -> np.ndarray:
+def _banded_kth(loo: np.ndarray, residuals: np.ndarray, order: np.ndarray, spread: float,
+                rank: int, sign: float) -> np.ndarray:
     """rank-th smallest (1 <= rank <= n) over i of loo[j, i] + sign * R_i, for every row j.
 
-    Exact band pruning: let s be the largest spread max_i - min_i of a row and R* the residual
-    at the pivot rank (rank for +, n - rank + 1 for -). Every i with R_i < R* - s lies on one
-    side of the answer in every row and every i with R_i > R* + s on the other, so only the
-    residuals within s of R* (plus a margin for rounding) are partitioned. Leave-one-out
-    predictions at a point are close to each other, so the band is usually a small part of n.
+    Exact band pruning: ``order`` sorts the residuals and ``spread`` bounds every row's
+    max_i - min_i (plus a margin for rounding). With R* the residual at the pivot rank (rank
+    for +, n - rank + 1 for -), every i with R_i < R* - spread lies on one side of the answer
+    in every row and every i with R_i > R* + spread on the other, so only the residuals within
+    the band are partitioned. Leave-one-out predictions at a point are close to each other, so
+    the band is usually a small part of n.
     """
     n = loo.shape[1]
     sorted_residuals = residuals[order]
     pivot = sorted_residuals[rank - 1 if sign > 0 else n - rank]
-    high, low = loo.max(axis=1), loo.min(axis=1)
-    spread = (high - low).max() + 1e-12 * (abs(pivot) + np.abs(high).max() + np.abs(low).max())
     start = int(np.searchsorted(sorted_residuals, pivot - spread, side="left"))
     stop = int(np.searchsorted(sorted_residuals, pivot + spread, side="right"))
     if stop - start > 0.6 * n:  # a wide band: partitioning everything is cheaper than gathering
@@ -171,14 +170,18 @@ def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
     """Jackknife+ interval [q-{mu_{-i}(x) - R_i}, q+{mu_{-i}(x) + R_i}] (Algorithm 2, eq. 3).
 
     ``loo_test`` is (k, n), ``residuals`` (n,). Returns (lower, upper), each (k,); -inf / +inf
-    where the order statistic's rank falls outside 1..n.
+    where the order statistic's rank falls outside 1..n. Both bounds share one residual sort
+    and one spread (the margin of 1e-12 of the magnitudes involved absorbs rounding).
     """
     k, n = loo_test.shape
     lo_rank, hi_rank = quantile_ranks(n, alpha)
     order = np.argsort(residuals, kind="stable")
-    upper = _banded_kth(loo_test, residuals, order, hi_rank, 1.0) if 1 <= hi_rank <= n \
+    high, low = loo_test.max(axis=1, initial=-np.inf), loo_test.min(axis=1, initial=np.inf)
+    spread = (high - low).max(initial=0.0) + 1e-12 * (
+        np.abs(residuals).max() + np.abs(high).max(initial=0.0) + np.abs(low).max(initial=0.0))
+    upper = _banded_kth(loo_test, residuals, order, spread, hi_rank, 1.0) if 1 <= hi_rank <= n \
         else np.full(k, np.inf)
-    lower = _banded_kth(loo_test, residuals, order, lo_rank, -1.0) if 1 <= lo_rank <= n \
+    lower = _banded_kth(loo_test, residuals, order, spread, lo_rank, -1.0) if 1 <= lo_rank <= n \
         else np.full(k, -np.inf)
     return lower, upper
 

@@ -82,8 +82,12 @@ def _check_positive_int(name: str, value) -> int:
 
 
 # ----------------------------------------------------------------------------- model fitting
-def fit_models(estimator, X: np.ndarray, y: np.ndarray, resamples, seeds) -> list:
-    """Clone and fit ``estimator`` on each resample; a ``random_state`` parameter gets its seed."""
+def fit_models(estimator, X: np.ndarray, y: np.ndarray, resamples, seeds, n_jobs=None) -> list:
+    """Clone and fit ``estimator`` on each resample; a ``random_state`` parameter gets its seed.
+    With ``n_jobs`` > 1 the models are fitted in worker processes (:func:`parallel_fit`)."""
+    if _n_jobs(n_jobs) > 1:
+        return [models[0] for models in parallel_fit(estimator, X, y, [[r] for r in resamples],
+                                                      [[s] for s in seeds], n_jobs)]
     has_seed = "random_state" in estimator.get_params()
     models = []
     for idx, seed in zip(resamples, seeds):
@@ -197,9 +201,7 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
         # One seed per model, drawn after the resamples from the same generator: the resamples
         # used for the out-of-bag sets are exactly those the models are fitted on.
         seeds = rng.randint(_SEED_MAX, size=len(resamples))
-        per_model = parallel_fit(self.estimator, X, y, [[r] for r in resamples], seeds[:, None],
-                                 self.n_jobs)
-        self.estimators_ = [models[0] for models in per_model]
+        self.estimators_ = fit_models(self.estimator, X, y, resamples, seeds, self.n_jobs)
         self.resamples_ = list(resamples)
         self.estimators_features_ = None
         self._fit_oob(X, y)

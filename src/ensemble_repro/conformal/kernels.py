@@ -8,7 +8,6 @@ import numpy as np
 from numba import njit
 
 _ONE = np.uint64(1)
-_SIX = np.uint64(6)
 _LOW6 = np.uint64(63)
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
 _SHIFT58 = np.uint64(58)
@@ -19,12 +18,12 @@ for _p in range(64):
 _M1, _M2, _M4 = (np.uint64(0x5555555555555555), np.uint64(0x3333333333333333),
                  np.uint64(0x0F0F0F0F0F0F0F0F))
 _H01 = np.uint64(0x0101010101010101)
-_S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
+_S2, _S4, _S56 = np.uint64(2), np.uint64(4), np.uint64(56)
 
 
 @njit(cache=True, nogil=True)
 def _popcount(x):
-    x = x - ((x >> _S1) & _M1)
+    x = x - ((x >> _ONE) & _M1)
     x = (x & _M2) + ((x >> _S2) & _M2)
     x = (x + (x >> _S4)) & _M4
     return np.int64((x * _H01) >> _S56)

@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 
 from ..conformal import core
-from ..conformal.estimators import (loo_resamples, parallel_fit, predict_models,
+from ..conformal.estimators import (fit_models, loo_resamples, parallel_fit, predict_models,
                                     predict_out_of_bag)
 from ..learners import make_learner
 
@@ -72,8 +72,7 @@ def jab_rows(X, y, X_test, y_test, learner: str, m: int, n_resamples: int, rando
     resamples = core.draw_resamples(n, m, B, True, rng)
     seeds = rng.randint(np.iinfo(np.int32).max, size=B)
     t0 = time.perf_counter()
-    models = [model for (model,) in _quiet(parallel_fit, make_learner(learner), X, y,
-                                            [[r] for r in resamples], seeds[:, None], n_jobs)]
+    models = _quiet(fit_models, make_learner(learner), X, y, resamples, seeds, n_jobs)
     t1 = time.perf_counter()
     in_bag = core.in_bag_mask(resamples, n)
     train_pred = predict_out_of_bag(models, X, in_bag)
