@@ -111,7 +111,7 @@ def oob_aggregate(predictions: np.ndarray, in_bag: np.ndarray, aggregation: str)
     """(k, n) matrix of leave-one-out aggregates mu_{-i}(x_j) = phi({mu_b(x_j): i not in S_b}).
 
     Mean: one matrix product. Median / trimmed mean: masked sorting in compiled code
-    (:func:`kernels.oob_order_statistics`), O(B + n) extra memory.
+    (:func:`kernels.oob_aggregates`), O(B + n) extra memory.
     Empty out-of-bag sets give 0 (the paper's default).
     """
     oob = ~in_bag
@@ -121,9 +121,9 @@ def oob_aggregate(predictions: np.ndarray, in_bag: np.ndarray, aggregation: str)
     shape = (predictions.shape[1], in_bag.shape[1])
     if predictions.shape[0] == 0:
         return np.zeros(shape)
-    return kernels.oob_order_statistics(np.ascontiguousarray(predictions, dtype=float),
-                                        oob.view(np.uint8), count.astype(np.int64),
-                                        aggregation == "trimmed_mean", np.empty(shape))
+    return kernels.oob_aggregates(np.ascontiguousarray(predictions, dtype=float),
+                                  oob.view(np.uint8), count.astype(np.int64),
+                                  AGGREGATIONS.index(aggregation), np.empty(shape))
 
 
 # ----------------------------------------------------------------------------- intervals
@@ -204,20 +204,40 @@ def interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float, method: 
 def jab_interval(test_predictions: np.ndarray, in_bag: np.ndarray, residuals: np.ndarray,
                  alpha: float, aggregation: str, method: str = "plus",
                  chunk_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """J+aB interval at k test points from the (B, k) model predictions, in chunks of test points.
+    """J+aB interval at k test points from the (B, k) model predictions (Algorithm 2).
 
-    Memory per chunk is O(chunk_size * n), so tens of thousands of test points fit in a fixed budget. The
-    default chunk holds about 2^17 (test point, training point) pairs (1 MB per (k, n) buffer),
-    so each buffer is still in cache when the next pass reads it.
+    Chunks of test points, each about 2^17 (test point, training point) pairs (1 MB per (k, n)
+    buffer) unless ``chunk_size``. "plus": :func:`kernels.jab_plus_bounds` aggregates, per
+    test point, only the training points whose residual is close enough to the quantile's to
+    matter (exact); the mean starts from a matrix product of the whole chunk and switches to
+    the kernel's own sums once its windows are narrow. "minmax" needs every leave-one-out
+    aggregate.
     """
     k = test_predictions.shape[1]
+    n = in_bag.shape[1]
     if chunk_size is None:
-        chunk_size = max(1, (1 << 17) // in_bag.shape[1])
+        chunk_size = max(1, (1 << 17) // n)
     lower, upper = np.empty(k), np.empty(k)
+    if method == "plus":
+        order = np.argsort(residuals, kind="stable")
+        oob = np.ascontiguousarray((~in_bag)[:, order]).view(np.uint8)
+        count = oob.sum(axis=0, dtype=np.int64)
+        args = (oob, count, np.ascontiguousarray(residuals[order], dtype=float),
+                AGGREGATIONS.index(aggregation), *quantile_ranks(n, alpha))
+        reach = np.full(2, max(4, n // 16))  # the kernel's window, carried across chunks
+        predictions = np.ascontiguousarray(test_predictions, dtype=float)
+        weights = oob / np.maximum(count, 1) if aggregation == "mean" else None
+        for start in range(0, k, chunk_size):
+            sl = slice(start, min(start + chunk_size, k))
+            if weights is not None and start > 0 and reach.sum() < n / 8:
+                weights = None  # narrow windows: aggregating only them beats the matrix product
+            loo = np.empty((0, n)) if weights is None else predictions[:, sl].T @ weights
+            kernels.jab_plus_bounds(predictions[:, sl], loo, *args, reach, lower[sl], upper[sl])
+        return lower, upper
     for start in range(0, k, chunk_size):
         sl = slice(start, min(start + chunk_size, k))
         loo = oob_aggregate(test_predictions[:, sl], in_bag, aggregation)
-        lower[sl], upper[sl] = interval(loo, residuals, alpha, method)
+        lower[sl], upper[sl] = minmax_interval(loo, residuals, alpha)
     return lower, upper
 
 
