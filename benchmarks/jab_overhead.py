@@ -1,7 +1,9 @@
 """Cost of J+aB intervals relative to plain bagging, and of J+ensemble relative to J+aB.
 
-Prints ratios measured side by side in one run (each configuration alternates the two timed
-procedures ``--repeats`` times and keeps the fastest of each, so machine load hits both alike):
+Prints ratios measured side by side in one run: each configuration runs the two timed
+procedures back to back ``--repeats`` times and prints the median of the per-repeat ratios (a
+shared VM's speed drifts by 10-30% within minutes; a pair run back to back sees the same speed),
+next to the fastest time of each:
 
 1. J+aB overhead: time of ``JackknifePlusAfterBootstrap`` fit + ``predict_interval`` on 2000 test
    points divided by the time of fitting the same B = 50 models on the same resamples and
@@ -49,15 +51,31 @@ def learner(name: str):
     return make_learner(name)
 
 
-def best_of(fns, repeats: int) -> list[float]:
-    """Fastest time of each function, calling them alternately ``repeats`` times."""
-    best = [np.inf] * len(fns)
-    for _ in range(repeats):
-        for k, fn in enumerate(fns):
+def paired_times(fns, repeats: int) -> np.ndarray:
+    """(repeats, len(fns)) wall times, the functions called back to back in each repeat (in
+    reversed order every other repeat), so that drifts in machine speed hit a pair alike."""
+    times = np.empty((repeats, len(fns)))
+    for rep in range(repeats):
+        order = range(len(fns)) if rep % 2 == 0 else reversed(range(len(fns)))
+        for k in order:
             t = time.perf_counter()
-            fn()
-            best[k] = min(best[k], time.perf_counter() - t)
-    return best
+            fns[k]()
+            times[rep, k] = time.perf_counter() - t
+    return times
+
+
+def paired_ratio(fns, repeats: int) -> tuple[float, float, float]:
+    """Median over repeats of time(fns[0]) / time(fns[1]), and the best time of each."""
+    times = paired_times(fns, repeats)
+    return float(np.median(times[:, 0] / times[:, 1])), times[:, 0].min(), times[:, 1].min()
+
+
+def warm_up() -> None:
+    """Load the compiled kernels (numba's on-disk cache) before anything is timed."""
+    X, y, X_test = data(30)
+    for agg in ("mean", "median", "trimmed_mean"):
+        JackknifePlusAfterBootstrap(make_learner("ridge"), n_resamples=5, aggregation=agg
+                                    ).fit(X, y).predict_interval(X_test[:50])
 
 
 def overhead(name: str, n: int, aggregation: str, repeats: int) -> tuple[float, float, float]:
@@ -75,8 +93,7 @@ def overhead(name: str, n: int, aggregation: str, repeats: int) -> tuple[float, 
                                           random_state=1).fit(X, y)
         est.predict_interval(X_test, alpha=0.1)
 
-    t_bag, t_jab = best_of([bagging, jab], repeats)
-    return t_jab / t_bag, t_jab, t_bag
+    return paired_ratio([jab, bagging], repeats)
 
 
 def ensemble_vs_jab(name: str, repeats: int) -> tuple[float, float]:
@@ -93,9 +110,8 @@ def ensemble_vs_jab(name: str, repeats: int) -> tuple[float, float]:
         JackknifePlusEnsemble(make_learner(name, 0), n_resamples=20, resample_size=m,
                               random_state=2).fit(X, y).predict_interval(X_test)
 
-    t_jab, t_ens = best_of([jab, ens], repeats)
     expected_B = n_tilde * (1 - 1 / (n + 1)) ** m
-    return t_ens / t_jab, n * 20 / expected_B
+    return paired_ratio([ens, jab], repeats)[0], n * 20 / expected_B
 
 
 def mapie_ratio(n: int, repeats: int) -> float | None:
@@ -115,8 +131,7 @@ def mapie_ratio(n: int, repeats: int) -> float | None:
         reg.fit_conformalize(X, y)
         reg.predict_interval(X_test)
 
-    t_ours, t_theirs = best_of([ours, theirs], repeats)
-    return t_ours / t_theirs
+    return paired_ratio([ours, theirs], repeats)[0]
 
 
 def main() -> None:
@@ -134,6 +149,7 @@ def main() -> None:
     # Single-threaded BLAS for both sides: nested BLAS threads on a shared 2-core box make
     # small-matrix timings meaningless.
     threadpool_limits(limits=1)
+    warm_up()
     if not args.skip_overhead:
         print(f"J+aB overhead vs plain bagging (B = {B}, p = {P}, {N_TEST} test points)")
         print(f"{'learner':7} {'n':>5} {'aggregation':13} {'ratio':>6} {'J+aB s':>8} {'bagging s':>9} target")

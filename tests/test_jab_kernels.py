@@ -74,7 +74,7 @@ def test_interval_kernel_window_exact_and_pruned(aggregation, start_reach):
     reach = np.full(2, start_reach)
     agg = ["mean", "median", "trimmed_mean"].index(aggregation)
     k = P.shape[1]
-    lower, upper = kernels.jab_plus_bounds(P, np.empty((0, len(residuals))), oob,
+    lower, upper = kernels.jab_plus_bounds(P.T.copy(), np.empty((0, len(residuals))), oob,
                                            oob.sum(axis=0, dtype=np.int64), residuals[order], agg,
                                            lo_rank, hi_rank, reach, np.empty(k), np.empty(k))
     ref = full_sort_interval(oob_aggregate(P, in_bag, aggregation), residuals, 0.1)
@@ -90,7 +90,7 @@ def test_oob_aggregates_kernel_matches_sorting(B):
     oob[:, 0] = 0
     count = oob.sum(axis=0, dtype=np.int64)
     for agg, name in ((kernels.MEDIAN, "median"), (kernels.TRIMMED_MEAN, "trimmed")):
-        got = kernels.oob_aggregates(P, oob, count, agg, np.empty((6, 13)))
+        got = kernels.oob_aggregates(P.T.copy(), oob, count, agg, np.empty((6, 13)))
         for i in range(13):
             vals = np.sort(P[oob[:, i] == 1], axis=0)
             c = len(vals)

@@ -121,7 +121,7 @@ def oob_aggregate(predictions: np.ndarray, in_bag: np.ndarray, aggregation: str)
     shape = (predictions.shape[1], in_bag.shape[1])
     if predictions.shape[0] == 0:
         return np.zeros(shape)
-    return kernels.oob_aggregates(np.ascontiguousarray(predictions, dtype=float),
+    return kernels.oob_aggregates(np.ascontiguousarray(predictions.T, dtype=float),
                                   oob.view(np.uint8), count.astype(np.int64),
                                   AGGREGATIONS.index(aggregation), np.empty(shape))
 
@@ -225,14 +225,14 @@ def jab_interval(test_predictions: np.ndarray, in_bag: np.ndarray, residuals: np
         args = (oob, count, np.ascontiguousarray(residuals[order], dtype=float),
                 AGGREGATIONS.index(aggregation), *quantile_ranks(n, alpha))
         reach = np.full(2, max(4, n // 16))  # the kernel's window, carried across chunks
-        predictions = np.ascontiguousarray(test_predictions, dtype=float)
+        rows = np.ascontiguousarray(test_predictions.T, dtype=float)  # one row per test point
         weights = oob / np.maximum(count, 1) if aggregation == "mean" else None
         for start in range(0, k, chunk_size):
             sl = slice(start, min(start + chunk_size, k))
             if weights is not None and start > 0 and reach.sum() < n / 8:
                 weights = None  # narrow windows: aggregating only them beats the matrix product
-            loo = np.empty((0, n)) if weights is None else predictions[:, sl].T @ weights
-            kernels.jab_plus_bounds(predictions[:, sl], loo, *args, reach, lower[sl], upper[sl])
+            loo = np.empty((0, n)) if weights is None else rows[sl] @ weights
+            kernels.jab_plus_bounds(rows[sl], loo, *args, reach, lower[sl], upper[sl])
         return lower, upper
     for start in range(0, k, chunk_size):
         sl = slice(start, min(start + chunk_size, k))

@@ -59,7 +59,8 @@ def _ranked_sum(bits, t, sorted_vals, first, last):
 def _loo_columns(order, sorted_vals, oob, count, start, stop, agg, out, bits):
     """out[i] = mu_{-i}(x) for columns start <= i < stop, at one test point x.
 
-    order / sorted_vals: argsort and sorted values of the B model predictions at x; oob: (B, n) uint8 0/1; count: (n,) its column sums; bits: (ceil(B / 64), >= stop - start)
+    order / sorted_vals: argsort and sorted values of the B model predictions at x; oob: (B, n)
+    uint8 0/1; count: (n,) its column sums; bits: (ceil(B / 64), >= stop - start)
     uint64 scratch. Empty out-of-bag sets give 0. The mean sums over the models in sorted
     order. Median / trimmed mean, masked sorting with bits: column i's out-of-bag models become
     a bitset in sorted order (one OR pass per model), and the order statistics are read off its
@@ -101,15 +102,14 @@ def _loo_columns(order, sorted_vals, oob, count, start, stop, agg, out, bits):
 @njit(cache=True, nogil=True)
 def oob_aggregates(predictions, oob, count, agg, out):
     """out[j, i] = mu_{-i}(x_j), the median (agg = MEDIAN) or trimmed mean (TRIMMED_MEAN) of
-    {predictions[b, j] : oob[b, i]}; 0 where count[i] = 0. predictions: (B, k) float64;
-    oob: (B, n) uint8 0/1; count: (n,) int64."""
-    B, k = predictions.shape
+    {predictions[j, b] : oob[b, i]}; 0 where count[i] = 0. predictions: (k, B) float64, one
+    row per test point; oob: (B, n) uint8 0/1; count: (n,) int64."""
+    k, B = predictions.shape
     n = oob.shape[1]
     bits = np.empty(((B + 63) // 64, n), dtype=np.uint64)
     order, sorted_vals = np.empty(B, dtype=np.int64), np.empty(B)
     for j in range(k):
-        pj = predictions[:, j].copy()
-        _sort_models(pj, order, sorted_vals)
+        _sort_models(predictions[j], order, sorted_vals)
         _loo_columns(order, sorted_vals, oob, count, 0, n, agg, out[j], bits)
     return out
 
@@ -213,8 +213,9 @@ def _window_quantile(loo, residuals, count, low, high, low_all, high_all, a, b, 
     and the farthest columns left / right of the window whose bounds fail to put them on the
     right side of x (-1 where none): for sign = +1 those left must be <= x and those right
     >= x; for sign = -1 the reverse."""
-    for t in range(b - a):
-        values[t] = loo[a + t] + sign * residuals[a + t]
+    for t in range(b - a):  # in increasing order of the values' trend (residuals ascend), so
+        i = a + t if sign > 0 else b - 1 - t  # that values[kth] is a good first pivot
+        values[t] = loo[i] + sign * residuals[i]
     x = _select(values, b - a, kth)
     if sign > 0:
         left = _farthest_violation(residuals, count, high, sign, x, a - 1, -1, False, high_all)
@@ -232,8 +233,8 @@ def jab_plus_bounds(predictions, loo_rows, oob, count, residuals, agg, lo_rank, 
     upper[j] = the hi_rank-th smallest of mu_{-i}(x_j) + R_i, lower[j] = the lo_rank-th smallest
     of mu_{-i}(x_j) - R_i (+-inf when a rank is outside 1..n).
 
-    Columns (training points) come in ascending order of ``residuals``; oob (B, n) uint8 and
-    count (n,) in that order. ``loo_rows`` (k, n) holds mu_{-i}(x_j) when already computed
+    predictions: (k, B), one row per test point. Columns (training points) come in ascending
+    order of ``residuals``; oob (B, n) uint8 and count (n,) in that order. ``loo_rows`` (k, n) holds mu_{-i}(x_j) when already computed
     (the mean, as a matrix product, when most columns are needed anyway); with 0 rows the
     kernel aggregates the columns it needs.
     Exact pruning: every mu_{-i}(x) lies within bounds that depend only on x and the size of
@@ -245,7 +246,7 @@ def jab_plus_bounds(predictions, loo_rows, oob, count, residuals, agg, lo_rank, 
     window grows past the farthest column that fails. Its initial size follows the previous
     test point's, carried in ``reach`` (2,) between calls.
     """
-    B, k = predictions.shape
+    k, B = predictions.shape
     n = residuals.shape[0]
     given = loo_rows.shape[0] > 0
     has_hi, has_lo = 1 <= hi_rank <= n, 1 <= lo_rank <= n
@@ -275,8 +276,7 @@ def jab_plus_bounds(predictions, loo_rows, oob, count, residuals, agg, lo_rank, 
             high[:] = high_all
         else:
             loo = scratch
-            pj = predictions[:, j].copy()
-            _sort_models(pj, order, sorted_vals)
+            _sort_models(predictions[j], order, sorted_vals)
             _count_bounds(sorted_vals, agg, low, high)
             low_all, high_all = np.inf, -np.inf
             for c in range(B + 1):
