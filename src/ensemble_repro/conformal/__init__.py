@@ -2,13 +2,14 @@
 
 Estimators: :class:`JackknifePlusAfterBootstrap` (J+aB, Algorithm 2; minmax, Appendix C),
 :class:`JackknifePlusEnsemble` (J+ensemble, Algorithm 4), :class:`JackknifePlus`
-(J+non-ensemble, Algorithm 5). Numeric core: :mod:`ensemble_repro.conformal.core` (compiled kernel in :mod:`.kernels`).
+(J+non-ensemble, Algorithm 5). Numeric core: :mod:`ensemble_repro.conformal.core` (compiled
+kernels in :mod:`.kernels`).
 """
 
 from .core import (AGGREGATIONS, METHODS, aggregate, binomial_probability, draw_n_resamples,
                    draw_resamples, in_bag_mask, interval, jab_interval, loo_aggregate,
                    oob_aggregate, oob_self_aggregate, paper_n_resamples, plus_interval,
-                   quantile_ranks)
+                   quantile_ranks, warm_up_kernels)
 from .estimators import (JackknifePlus, JackknifePlusAfterBootstrap, JackknifePlusEnsemble,
                          fit_models, loo_predictions, loo_resamples, predict_models,
                          predict_out_of_bag)
@@ -19,4 +20,5 @@ __all__ = [
     "draw_resamples", "fit_models", "in_bag_mask", "interval", "jab_interval", "loo_aggregate",
     "loo_predictions", "loo_resamples", "oob_aggregate", "oob_self_aggregate",
     "paper_n_resamples", "plus_interval", "predict_models", "predict_out_of_bag", "quantile_ranks",
+    "warm_up_kernels",
 ]

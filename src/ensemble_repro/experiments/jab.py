@@ -229,6 +229,7 @@ def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict,
     progress = Progress(jab_cfg["n_trials"], f"jab {kind} {dataset} {learner} m/n={m_ratio}")
     # One BLAS thread per worker: the job parallelises over leave-one-out sets itself, and
     # nested BLAS threads on small matrices oversubscribe the cores (70x slower MLP fits seen).
+    core.warm_up_kernels()  # not inside the timed trials
     with threadpool_limits(limits=1):
         rows = _run_trials(kind, X, y, jab_cfg, common, m_ratio, n_jobs, progress)
     return pd.DataFrame(rows)
