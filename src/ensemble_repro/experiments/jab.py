@@ -17,7 +17,7 @@ import numpy as np
 
 from ..conformal import core
 from ..conformal.estimators import (fit_models, loo_resamples, parallel_fit, predict_models,
-                                    predict_out_of_bag)
+                                    predict_out_of_bag, warm_up_workers)
 from ..learners import make_learner
 
 JAB, JAB_FIXED, JAB_RANDOM = "J+aB", "J+aB fixed B", "J+aB random B"
@@ -229,7 +229,9 @@ def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict,
     progress = Progress(jab_cfg["n_trials"], f"jab {kind} {dataset} {learner} m/n={m_ratio}")
     # One BLAS thread per worker: the job parallelises over leave-one-out sets itself, and
     # nested BLAS threads on small matrices oversubscribe the cores (70x slower MLP fits seen).
-    core.warm_up_kernels()  # not inside the timed trials
+    # Not inside the timed trials: loading the compiled kernels, starting the fit workers.
+    core.warm_up_kernels()
+    _quiet(warm_up_workers, make_learner(learner), X, y, n_jobs)
     with threadpool_limits(limits=1):
         rows = _run_trials(kind, X, y, jab_cfg, common, m_ratio, n_jobs, progress)
     return pd.DataFrame(rows)
