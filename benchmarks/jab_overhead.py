@@ -73,9 +73,9 @@ def paired_ratio(fns, repeats: int) -> tuple[float, float, float]:
 
 def overhead(name: str, n: int, aggregation: str, repeats: int
              ) -> tuple[float, float, float, float]:
-    """Paired ratio J+aB / plain bagging, the best time of each, and the same ratio from J+aB's
-    own steps: 1 + (out-of-bag predictions and residuals + intervals - the plain ensemble's
-    prediction) / bagging. The second is immune to the +-10% spread of the model fits, which
+    """Paired ratio J+aB / plain bagging; the same ratio from J+aB's own steps, 1 + (out-of-bag
+    predictions and residuals + intervals - the plain ensemble's prediction) / bagging; the
+    best time of J+aB and of bagging. The second is immune to the +-10% spread of the model fits, which
     decides the paired ratio when fitting dominates (RF)."""
     ratio, t_jab, t_bag = _whole_procedures(name, n, aggregation, repeats)
     X, y, X_test = data(n)

@@ -235,9 +235,9 @@ def jab_plus_bounds(predictions, loo_rows, oob, count, residuals, agg, lo_rank, 
     of mu_{-i}(x_j) - R_i (+-inf when a rank is outside 1..n).
 
     predictions: (k, B), one row per test point. Columns (training points) come in ascending
-    order of ``residuals``; oob (B, n) uint8 and count (n,) in that order. ``loo_rows`` (k, n) holds mu_{-i}(x_j) when already computed
-    (the mean, as a matrix product, when most columns are needed anyway); with 0 rows the
-    kernel aggregates the columns it needs.
+    order of ``residuals``; oob (B, n) uint8 and count (n,) in that order. ``loo_rows`` (k, n)
+    holds mu_{-i}(x_j) when already computed (the mean, as a matrix product, when most columns
+    are needed anyway); with 0 rows the kernel aggregates the columns it needs.
     Exact pruning: every mu_{-i}(x) lies within bounds that depend only on x and the size of
     i's out-of-bag set (:func:`_count_bounds`; for given rows, the row's minimum and maximum).
     Only a window of columns around the pivot rank is read; the rank-th smallest x of the

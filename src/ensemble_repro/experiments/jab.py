@@ -227,11 +227,11 @@ def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict,
               "trial_seed_base": jab_cfg["trial_seed_base"],
               "max_test_points": jab_cfg["max_test_points"]}
     progress = Progress(jab_cfg["n_trials"], f"jab {kind} {dataset} {learner} m/n={m_ratio}")
-    # One BLAS thread per worker: the job parallelises over leave-one-out sets itself, and
-    # nested BLAS threads on small matrices oversubscribe the cores (70x slower MLP fits seen).
     # Not inside the timed trials: loading the compiled kernels, starting the fit workers.
     core.warm_up_kernels()
     _quiet(warm_up_workers, make_learner(learner), X, y, n_jobs)
+    # One BLAS thread per worker: the job parallelises over leave-one-out sets itself, and
+    # nested BLAS threads on small matrices oversubscribe the cores (70x slower MLP fits seen).
     with threadpool_limits(limits=1):
         rows = _run_trials(kind, X, y, jab_cfg, common, m_ratio, n_jobs, progress)
     return pd.DataFrame(rows)
