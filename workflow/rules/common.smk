@@ -28,6 +28,25 @@ except ConfigError as err:
 validate(config, SCHEMA)
 
 
+def config_params(*keys):
+    """The config values a rule reads, as a nested dict holding exactly these dotted keys.
+
+    A rule passes this as a ``params`` entry (``params: cfg=config_params("seed", "jab.alpha")``),
+    so Snakemake reruns it when, and only when, one of these values changes; its script reads
+    them from ``snakemake.params`` and never from ``snakemake.config``.
+    """
+    out = {}
+    for dotted in keys:
+        node, parts = config, dotted.split(".")
+        for p in parts:
+            node = node[p]
+        d = out
+        for p in parts[:-1]:
+            d = d.setdefault(p, {})
+        d[parts[-1]] = node
+    return out
+
+
 def experiment_on(name):
     return bool(config["experiments"][name])
 
