@@ -26,3 +26,37 @@ include: "workflow/rules/jab.smk"
 include: "workflow/rules/qwyc.smk"
 include: "workflow/rules/knapsack.smk"
 include: "workflow/rules/report.smk"
+
+
+# Targets by paper (`snakemake --cores N jab`, `make jab`): each paper's final outputs.
+rule jab:
+    input:
+        jab_targets(),
+
+
+rule qwyc:
+    input:
+        qwyc_targets(),
+
+
+rule knapsack:
+    input:
+        knapsack_targets(),
+
+
+rule figures:
+    """Every figure (PDF + PNG) of the papers switched on."""
+    input:
+        figure_targets(),
+
+
+localrules:
+    all,
+    data,
+    jab,
+    qwyc,
+    knapsack,
+    figures,
+
+
+check_targets(TARGET_RULES)

@@ -2,6 +2,7 @@
 # and input functions. Library code (numerics, I/O) lives in src/ensemble_repro/.
 
 import re
+import sys
 
 from snakemake.exceptions import WorkflowError
 
@@ -95,6 +96,39 @@ def all_targets(wildcards):
     targets = [prepared(n) for n in DATA.available]
     targets += jab_targets() + qwyc_targets() + knapsack_targets() + report_targets()
     return targets
+
+
+# Rules a user names on the command line (`snakemake --cores N <target>`).
+TARGET_RULES = ("all", "data", "jab", "qwyc", "knapsack", "figures")
+
+
+def figure_targets():
+    """The figures (PDF + PNG) among the final outputs of the papers switched on."""
+    return [
+        t
+        for t in jab_targets() + qwyc_targets() + knapsack_targets()
+        if t.endswith((".pdf", ".png"))
+    ]
+
+
+def check_targets(valid):
+    """Stop with one line when a target on the command line is neither a rule nor a file path.
+
+    Snakemake itself answers an unknown rule name with "No rule to produce ...", naming no valid
+    target; a file path (anything with "/" or ".") is left to Snakemake.
+    """
+    if "--target-jobs" in sys.argv:  # a cluster job: Snakemake names the jobs itself
+        return
+    from snakemake.cli import get_argument_parser
+
+    args, _ = get_argument_parser().parse_known_args(sys.argv[1:])
+    names = {r.name for r in workflow.rules}
+    unknown = [t for t in args.targets or [] if "/" not in t and "." not in t and t not in names]
+    if unknown:
+        raise WorkflowError(
+            f"unknown target {', '.join(map(repr, unknown))}: valid targets are "
+            f"{', '.join(valid)}, or an output file path (put targets before --configfile)"
+        )
 
 
 # ---- report stage (report.smk)
