@@ -8,6 +8,7 @@ import pandas as pd
 from ..plotting import paper_style, plt, save_figure
 
 COLORS = {"simulated_annealing": "tab:blue", "stochastic_search": "tab:red", "monte_carlo": "tab:gray"}
+MARKERS = {"simulated_annealing": "o", "stochastic_search": "s", "monte_carlo": "^"}
 LABELS = {"simulated_annealing": "SA", "stochastic_search": "stochastic search (Alg. 1)",
           "monte_carlo": "Monte Carlo"}
 
@@ -37,16 +38,22 @@ def convergence_figure(traces: pd.DataFrame, runs: pd.DataFrame, pool: str, maxs
                 continue
             mean = np.nanmean(c, axis=0)
             lo, hi = np.nanpercentile(c, 10, axis=0), np.nanpercentile(c, 90, axis=0)
-            ax.plot(grid, mean, color=COLORS[name], label=LABELS[name], lw=1.2)
+            ax.plot(grid, mean, color=COLORS[name], label=LABELS[name], lw=1.2,
+                    marker=MARKERS[name], markevery=0.12, ms=3)
             ax.fill_between(grid, lo, hi, color=COLORS[name], alpha=0.2, lw=0)
         opt = runs[(runs["budget_fraction"] == b) & (runs["strategy"] == "exhaustive")]["accuracy"]
         if len(opt):
-            ax.axhline(float(opt.iloc[0]), color="k", ls="--", lw=0.8, label="exhaustive optimum")
+            # a wide pale line under the curves: a search that reaches the optimum stays visible
+            ax.axhline(float(opt.iloc[0]), color="0.75", lw=3.5, zorder=0,
+                       label="exhaustive optimum")
         ax.set_xscale("log")
         ax.set_xlabel("energy evaluations")
         ax.set_title(f"{pool}, T = {b:g} x total cost")
     axes[0, 0].set_ylabel("best model accuracy q (eq. 1)")
-    axes[0, -1].legend(loc="lower right")
+    # one legend beside the panels, where it hides no curve
+    handles, labels = axes[0, -1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(f"Hajdu et al. (2020), search convergence (sections IV-V): {pool}")
     fig.tight_layout()
     save_figure(fig, pdf, png)
 
@@ -57,7 +64,7 @@ def savings_figure(savings: pd.DataFrame, pdf: str, png: str) -> None:
     agg = savings.groupby(["pool", "strategy"], sort=True)[["evaluations_free", "evaluations_rule"]].mean()
     pools = sorted(savings["pool"].unique())
     names = [n for n in COLORS if n in set(savings["strategy"])]
-    fig, ax = plt.subplots(figsize=(max(3.5, 0.9 * len(pools) + 1.5), 2.6))
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(pools) + 1.5), 2.6))
     width = 0.8 / max(len(names), 1)
     x = np.arange(len(pools))
     for k, name in enumerate(names):
@@ -69,7 +76,9 @@ def savings_figure(savings: pd.DataFrame, pdf: str, png: str) -> None:
     ax.set_yscale("log")
     ax.set_xticks(x, pools, rotation=30, ha="right")
     ax.set_ylabel("energy evaluations until stop\n(mean over seeds and budgets)")
-    ax.legend(fontsize=6, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    ax.set_title("Hajdu et al. (2020), stopping rule (section VI): evaluations saved")
+    # beside the axes, clear of the rotated pool names
+    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     save_figure(fig, pdf, png)
 
@@ -86,6 +95,7 @@ def model_vs_empirical_figure(runs: pd.DataFrame, pdf: str, png: str) -> None:
     ax.plot([lo, 1], [lo, 1], color="k", lw=0.8, ls="--", label="model = data")
     ax.set_xlabel("model accuracy q (independent members)")
     ax.set_ylabel("majority-vote accuracy on held-out data")
+    ax.set_title("Hajdu et al. (2020), eq. (1):\nmodel vs held-out accuracy")
     ax.legend(fontsize=6)
     fig.tight_layout()
     save_figure(fig, pdf, png)
