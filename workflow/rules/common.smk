@@ -1,11 +1,14 @@
 # Shared helpers of the workflow: config validation at start, data availability, target lists
 # and input functions. Library code (numerics, I/O) lives in src/ensemble_repro/.
 
+import os
 import re
+from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from ensemble_repro.config import ConfigError, apply_env_overrides, validate_config
+from ensemble_repro.config import (COMMAND_LINE, MIRROR_ENV, ConfigError, apply_env_overrides,
+                                   load_yaml_file, validate_config)
 from ensemble_repro.data import DataError, preflight, prepared_names_for
 
 # Conda environment used by every rule (`--sdm conda`); path relative to this directory.
@@ -18,11 +21,24 @@ def _config_source():
     return ", ".join(str(f) for f in files) or "config/config.yaml"
 
 
+def _config_layers():
+    """Where the config values came from, lowest precedence first: the Snakefile's
+    ``configfile:``, each ``--configfile`` in order, ``--config``, $ENSEMBLE_REPRO_MIRROR."""
+    given = [Path(f).absolute() for f in workflow.overwrite_configfiles]
+    files = [f for f in workflow.configfiles if Path(f).absolute() not in given] + given
+    layers = [(str(f), load_yaml_file(f) or {}) for f in files]
+    layers.append((COMMAND_LINE, dict(workflow.config_settings.config)))
+    if os.environ.get(MIRROR_ENV):
+        layers.append((f"the environment variable {MIRROR_ENV}", {"data": {"mirror": ""}}))
+    return layers
+
+
 # $ENSEMBLE_REPRO_MIRROR overrides data.mirror (the Makefile's MIRROR= sets it).
 apply_env_overrides(config)
 
 try:
-    validate_config(config, workflow.source_path(SCHEMA), source=_config_source())
+    validate_config(config, workflow.source_path(SCHEMA), source=_config_source(),
+                    layers=_config_layers())
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 validate(config, SCHEMA)
