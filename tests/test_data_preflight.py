@@ -11,11 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from ensemble_repro.data import DataError, preflight
-
-preflight_mod = importlib.import_module("ensemble_repro.data.preflight")  # the package exports
-# a function of the same name
 from ensemble_repro.data.fetch import XPORT_MAGIC
 from ensemble_repro.data.registry import RAW_FILES
+
+# The module (the package exports a function of the same name).
+preflight_mod = importlib.import_module("ensemble_repro.data.preflight")
 
 SONAR_SHA = RAW_FILES["uci_binary/sonar.all-data"].sha256
 NAMES = ["sonar", "banknote"]

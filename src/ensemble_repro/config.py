@@ -71,7 +71,8 @@ def _subschema(schema: dict, path) -> dict:
             node = _resolve(schema, node["$ref"])
         for combo in node.get("allOf", []):
             if "$ref" in combo:
-                node = {**_resolve(schema, combo["$ref"]), **{k: v for k, v in node.items() if k != "allOf"}}
+                rest = {k: v for k, v in node.items() if k != "allOf"}
+                node = {**_resolve(schema, combo["$ref"]), **rest}
         props = node.get("properties", {})
         node = props.get(p, node.get("items", {}) if isinstance(p, int) else {})
     return node
@@ -139,7 +140,8 @@ def explain(error: jsonschema.ValidationError, schema: dict) -> tuple[list, str]
         hints = []
         for e in extra:
             close = difflib.get_close_matches(e, allowed, n=1)
-            hints.append(f"'{prefix}{e}'" + (f" (did you mean '{prefix}{close[0]}'?)" if close else ""))
+            hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
+            hints.append(f"'{prefix}{e}'{hint}")
         return path + extra[:1], (
             f"unknown config key {', '.join(hints)}. Allowed keys here: {', '.join(allowed)}. "
             f"Fix the spelling or remove the key")
@@ -154,7 +156,8 @@ def explain(error: jsonschema.ValidationError, schema: dict) -> tuple[list, str]
     if error.validator == "enum" and not desc:
         desc = "one of " + ", ".join(map(str, error.validator_value))
     expected = f" Expected {desc}." if desc else ""
-    return path, f"config value {where} = {error.instance!r} is invalid ({error.message}).{expected}"
+    return path, (f"config value {where} = {error.instance!r} is invalid ({error.message})."
+                  f"{expected}")
 
 
 def _description(schema: dict, path: list) -> str | None:
@@ -191,7 +194,8 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path,
     validator = jsonschema.Draft202012Validator(schema)
     problems = list(_non_finite(dict(config), [], schema))
     bad = {tuple(p) for p, _ in problems}
-    for e in sorted(validator.iter_errors(dict(config)), key=lambda e: list(map(str, e.absolute_path))):
+    errors = validator.iter_errors(dict(config))
+    for e in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
         if tuple(e.absolute_path) not in bad:
             problems.append(explain(e, schema))
     if not problems:
@@ -217,24 +221,30 @@ COMMAND_LINE = "the command line (--config)"
 def check_semantics(config: Mapping[str, Any]) -> list[tuple[list, str]]:
     """Cross-field rules a JSON schema cannot express, as (path, sentence) pairs."""
     out: list[tuple[list, str]] = []
-    on = config["experiments"]
-    if not any(on.values()):
-        out.append((["experiments"], (
-            "nothing is switched on: experiments.jab, experiments.qwyc and experiments.knapsack "
-            "are all false, so the run would build nothing. Set at least one of them to true "
-            "(e.g. 'experiments: {jab: true, qwyc: false, knapsack: false}')")))
+    if not any(config["experiments"].values()):
+        msg = (
+            "nothing is switched on: experiments.jab, experiments.qwyc and "
+            "experiments.knapsack are all false, so the run would build nothing. Set at "
+            "least one of them to true (e.g. 'experiments: {jab: true, qwyc: false, "
+            "knapsack: false}')"
+        )
+        out.append((["experiments"], msg))
     jab, qwyc, knap = config["jab"], config["qwyc"], config["knapsack"]
-    if jab["timing_m_ratio"] not in jab["main"]["m_ratios"]:
-        out.append((["jab", "timing_m_ratio"], (
+    ratios = jab["main"]["m_ratios"]
+    if jab["timing_m_ratio"] not in ratios:
+        msg = (
             f"config value jab.timing_m_ratio = {jab['timing_m_ratio']!r} is not one of "
-            f"jab.main.m_ratios {jab['main']['m_ratios']}; the wall-clock tables are read off "
-            f"the main grid")))
-    last_trial_seed = jab["trial_seed_base"] + jab["n_trials"] - 1
-    if last_trial_seed > MAX_SEED:
-        out.append((["jab", "trial_seed_base"], (
-            f"config value jab.trial_seed_base = {jab['trial_seed_base']} gives trial seeds up to "
-            f"trial_seed_base + n_trials - 1 = {last_trial_seed}, beyond {MAX_SEED} (2**32 - 1, "
-            f"the largest seed NumPy accepts). Lower jab.trial_seed_base")))
+            f"jab.main.m_ratios {ratios}; the wall-clock tables are read off the main grid"
+        )
+        out.append((["jab", "timing_m_ratio"], msg))
+    last = jab["trial_seed_base"] + jab["n_trials"] - 1
+    if last > MAX_SEED:
+        msg = (
+            f"config value jab.trial_seed_base = {jab['trial_seed_base']} gives trial seeds "
+            f"up to trial_seed_base + n_trials - 1 = {last}, beyond {MAX_SEED} (2**32 - 1, "
+            f"the largest seed NumPy accepts). Lower jab.trial_seed_base"
+        )
+        out.append((["jab", "trial_seed_base"], msg))
     grids = [("main", jab["main"])]
     if jab["fixed_vs_random"].get("enabled", True):
         grids.append(("fixed_vs_random", jab["fixed_vs_random"]))
@@ -242,29 +252,37 @@ def check_semantics(config: Mapping[str, Any]) -> list[tuple[list, str]]:
         for name in jab["datasets"]:
             rows = DATASETS[name].n_rows
             if g["n"] >= rows:
-                out.append((["jab", grid, "n"], (
-                    f"config value jab.{grid}.n = {g['n']} is too large for the data set {name}: "
-                    f"it has {rows} rows and every trial needs at least one test row outside the "
-                    f"n training rows. Use n <= {rows - 1} or remove {name} from jab.datasets")))
-    if "nomao" in qwyc["datasets"]:
-        width = DATASETS["nomao"].n_features
-        if qwyc["nomao_n_features"] > width:
-            out.append((["qwyc", "nomao_n_features"], (
-                f"config value qwyc.nomao_n_features = {qwyc['nomao_n_features']} is larger than "
-                f"the {width} features of the data set nomao. Use at most {width}")))
+                msg = (
+                    f"config value jab.{grid}.n = {g['n']} is too large for the data set "
+                    f"{name}: it has {rows} rows and every trial needs at least one test row "
+                    f"outside the n training rows. Use n <= {rows - 1} or remove {name} "
+                    f"from jab.datasets"
+                )
+                out.append((["jab", grid, "n"], msg))
+    width = DATASETS["nomao"].n_features
+    if "nomao" in qwyc["datasets"] and qwyc["nomao_n_features"] > width:
+        msg = (
+            f"config value qwyc.nomao_n_features = {qwyc['nomao_n_features']} is larger "
+            f"than the {width} features of the data set nomao. Use at most {width}"
+        )
+        out.append((["qwyc", "nomao_n_features"], msg))
     trees = qwyc["gbt"]["n_estimators"]
     for i, size in enumerate(qwyc["smaller_ensembles"]):
         if size > trees:
-            out.append((["qwyc", "smaller_ensembles", i], (
-                f"config value qwyc.smaller_ensembles.{i} = {size} is larger than the number of "
-                f"trees T = qwyc.gbt.n_estimators = {trees}, so it cannot be a smaller ensemble. "
-                f"Remove it or raise qwyc.gbt.n_estimators")))
-    split = knap["split"]
-    if split["select"] + split["test"] >= 1:
-        out.append((["knapsack", "split"], (
-            f"config values knapsack.split.select = {split['select']} and knapsack.split.test = "
-            f"{split['test']} add up to {split['select'] + split['test']:g}, leaving no rows to "
-            f"train the pool. Make their sum less than 1")))
+            msg = (
+                f"config value qwyc.smaller_ensembles.{i} = {size} is larger than the number "
+                f"of trees T = qwyc.gbt.n_estimators = {trees}, so it cannot be a smaller "
+                f"ensemble. Remove it or raise qwyc.gbt.n_estimators"
+            )
+            out.append((["qwyc", "smaller_ensembles", i], msg))
+    select, test = knap["split"]["select"], knap["split"]["test"]
+    if select + test >= 1:
+        msg = (
+            f"config values knapsack.split.select = {select} and knapsack.split.test = "
+            f"{test} add up to {select + test:g}, leaving no rows to train the pool. Make "
+            f"their sum less than 1"
+        )
+        out.append((["knapsack", "split"], msg))
     return out
 
 
@@ -291,7 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m ensemble_repro.config", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m ensemble_repro.config",
+                                     description=main.__doc__)
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--schema", type=Path, default=Path("workflow/schemas/config.schema.yaml"))
     args = parser.parse_args(argv)

@@ -10,8 +10,9 @@ import contextlib
 import json
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
 
@@ -99,6 +100,16 @@ def write_markdown(df: pd.DataFrame, path: str | os.PathLike, title: str | None 
 
 
 def markdown_table(df: pd.DataFrame, title: str | None = None, floatfmt: str = ".4g") -> str:
+    """A table as GitHub Markdown, floats formatted with ``floatfmt``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(markdown_table(pd.DataFrame({"method": ["J+aB"], "coverage": [0.90123]})), end="")
+    | method | coverage |
+    |---|---|
+    | J+aB | 0.9012 |
+    """
     def fmt(v: Any) -> str:
         if isinstance(v, float):
             return format(v, floatfmt)
@@ -123,6 +134,14 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
 
 def drop_timing(df: pd.DataFrame) -> pd.DataFrame:
     """The table without its wall-clock columns: names ending in ``_seconds`` or starting
-    with ``speedup`` (what must be identical across runs)."""
+    with ``speedup`` (what must be identical across runs).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame(columns=["width", "fit_seconds", "speedup_vs_full"])
+    >>> list(drop_timing(df).columns)
+    ['width']
+    """
     return df[[c for c in df.columns
                if not (str(c).endswith(TIMING_SUFFIX) or str(c).startswith(TIMING_PREFIXES))]]

@@ -20,8 +20,9 @@ import urllib.parse
 import urllib.request
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..io import atomic_path
 from ..logs import get_logger
@@ -208,7 +209,7 @@ def _openml_url(raw: RawFile) -> str:
 
 def fetch_raw(group: str, filename: str, data_cfg: Mapping[str, Any],
               out_path: str | os.PathLike) -> str:
-    """Write raw file ``group/filename`` to ``out_path``; return a description of the source used."""
+    """Write raw file ``group/filename`` to ``out_path``; return a description of its source."""
     raw = raw_file(group, filename)
     out_path = Path(out_path)
     mirror = resolve_mirror(data_cfg)
@@ -224,7 +225,8 @@ def fetch_raw(group: str, filename: str, data_cfg: Mapping[str, Any],
                         raise _Skip
                     found = [p for p in mirror_candidates(mirror, raw) if p.is_file()]
                     if not found:
-                        tried.append(f"mirror: none of {', '.join(map(str, mirror_candidates(mirror, raw)))} exists")
+                        where = ", ".join(map(str, mirror_candidates(mirror, raw)))
+                        tried.append(f"mirror: none of {where} exists")
                         raise _Skip
                     _from_mirror(found[0], raw, tmp)
                     origin = f"mirror {found[0]}"

@@ -13,13 +13,29 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..io import read_json, write_json
-from .fetch import XPORT_MAGIC, gunzip_sha256, mirror_candidates, official_url, resolve_mirror, sha256_file
-from .registry import DATASETS, MEPS_URL, RAW_FILES, DataError, RawFile, prepared_names_for, raw_files_for
+from .fetch import (
+    XPORT_MAGIC,
+    gunzip_sha256,
+    mirror_candidates,
+    official_url,
+    resolve_mirror,
+    sha256_file,
+)
+from .registry import (
+    DATASETS,
+    MEPS_URL,
+    RAW_FILES,
+    DataError,
+    RawFile,
+    prepared_names_for,
+    raw_files_for,
+)
 
 #: Seconds the MEPS HEAD request may take before MEPS counts as unreachable.
 MEPS_HEAD_TIMEOUT = 3.0
