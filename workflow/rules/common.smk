@@ -47,9 +47,11 @@ validate(config, SCHEMA)
 def config_params(*keys):
     """The config values a rule reads, as a nested dict holding exactly these dotted keys.
 
-    A rule passes this as a ``params`` entry (``params: cfg=config_params("seed", "jab.alpha")``),
-    so Snakemake reruns it when, and only when, one of these values changes; its script reads
-    them from ``snakemake.params`` and never from ``snakemake.config``.
+    Pass it as a ``params`` entry (``params: cfg=config_params("seed", "jab.alpha")``) so that
+    Snakemake reruns the job when, and only when, one of these values changes; the script reads
+    them from ``snakemake.params`` and never from ``snakemake.config``. (No line here may hold
+    the word "rule" followed by a colon: ``snakemake --lint`` would take this file for a mix of
+    rules and functions.)
     """
     out = {}
     for dotted in keys:
