@@ -56,6 +56,7 @@ lint: $(LINT_STAMP)
 	$(BIN)/snakemake --lint --configfile $(CONFIG)
 
 format: $(LINT_STAMP)
+	$(BIN)/ruff check --select I --fix --quiet .
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt Snakefile workflow/rules
 
