@@ -36,7 +36,8 @@ def _set(cfg, dotted, value):
         ("jab.alpha", 0, ["jab.alpha = 0"]),
         ("jab.n_trials", -3, ["jab.n_trials = -3", "positive number of trials"]),
         ("jab.main.n", 1, ["jab.main.n = 1", "n, an integer >= 2"]),
-        ("jab.datasets", ["communities", "boston"], ["jab.datasets.1 = 'boston'", "meps, blog, communities"]),
+        ("jab.datasets", ["communities", "boston"],
+         ["jab.datasets.1 = 'boston'", "meps, blog, communities"]),
         ("seed", "abc", ["seed = 'abc'", "non-negative integer"]),
         ("data.sources", ["mirror", "ftp"], ["data.sources.1 = 'ftp'"]),
         ("data.base_url", "127.0.0.1:8000", ["data.base_url", "http(s)://"]),
@@ -152,7 +153,7 @@ def test_error_is_blamed_on_the_layer_that_set_the_key():
     msg = _error(cfg, source="config/config.yaml", layers=layers)
     lines = msg.splitlines()
     (n_trials,) = [line for line in lines if "jab.n_trials" in line]
-    assert n_trials.endswith("Fix it in the command line (--config)."), msg
+    assert n_trials.endswith("Fix it on the command line (--config)."), msg
     (alpha,) = [line for line in lines if "qwyc.alpha_grid" in line]
     assert alpha.endswith("Fix it in over.yaml."), msg
     assert "put nested overrides in an overlay config file" in lines[-1], msg

@@ -18,7 +18,7 @@ def test_nested_command_line_override_is_blamed_on_the_command_line(tmp_path):
     _stopped(proc, work)
     out = proc.stdout
     assert "jab.n_trials = '3' is invalid" in out, out
-    assert "Fix it in the command line (--config)." in out, out
+    assert "Fix it on the command line (--config)." in out, out
     assert "put nested overrides in an overlay config file" in out, out
     assert f"Fix it in {SMOKE}" not in out, out
 

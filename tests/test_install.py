@@ -79,5 +79,5 @@ def test_bare_install_is_the_library_without_the_pipeline(tmp_path):
     assert (site / "ensemble_repro" / "py.typed").is_file()
     assert list(site.glob("ensemble_repro-*.dist-info/licenses/LICENSE")), list(site.iterdir())
     packages = _run([py, "-m", "pip", "list", "--format=freeze"]).split()
-    size = subprocess.run(["du", "-sm", str(venv)], capture_output=True, text=True).stdout.split()[0]
+    size = _run(["du", "-sm", str(venv)]).split()[0]
     print(f"bare install: {len(packages)} packages, {size} MB ({', '.join(packages)})")

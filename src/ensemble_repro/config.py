@@ -2,7 +2,10 @@
 
 ``snakemake.utils.validate`` reports the first schema violation as a jsonschema dump; this
 module checks the same schema first and turns every violation into one sentence that names the
-key, the bad value, what is expected, and the file to fix.
+key, the bad value, what is expected, and the file (or command-line option) that set it. The
+cross-field rules the schema cannot express (sizes against the data sets of
+:mod:`ensemble_repro.data.registry`, seeds, at least one experiment switched on) follow in
+:func:`check_semantics`. ``python -m ensemble_repro.config FILE...`` runs the same checks.
 """
 
 from __future__ import annotations
@@ -94,6 +97,9 @@ OVERLAY_HINT = (
     "entries arrive as strings: put nested overrides in an overlay config file instead (a YAML "
     "file with only the keys to change, e.g. 'jab: {n_trials: 3}', given after the base file: "
     "--configfile config/config.yaml my-overlay.yaml; see README.md, Configuration).")
+
+#: Name of the layer holding ``snakemake --config`` values.
+COMMAND_LINE = "the command line (--config)"
 
 #: Where config values come from, lowest precedence first: (name, the mapping that source set).
 Layers = Sequence[tuple[str, Mapping[str, Any]]]
@@ -208,14 +214,11 @@ def _report(problems, layers: Layers, source: str) -> str:
     lines, from_cli = [], False
     for path, text in problems:
         where = source_of(path, layers, source)
-        from_cli |= where.startswith(COMMAND_LINE)
-        lines.append(f"{text.rstrip('.')}. Fix it in {where}.")
+        from_cli |= where == COMMAND_LINE
+        preposition = "on" if where == COMMAND_LINE else "in"
+        lines.append(f"{text.rstrip('.')}. Fix it {preposition} {where}.")
     msg = "Invalid configuration:\n  - " + "\n  - ".join(lines)
     return msg + ("\n" + OVERLAY_HINT if from_cli else "")
-
-
-#: Name of the layer holding ``snakemake --config`` values.
-COMMAND_LINE = "the command line (--config)"
 
 
 def check_semantics(config: Mapping[str, Any]) -> list[tuple[list, str]]:
