@@ -1,5 +1,6 @@
 # Two entry points (see README.md): `make reproduce CORES=4 [MIRROR=../shared/data] [CONFIG=...]`
-# and `make test`. Both create .venv with the package and its dependencies on first use.
+# and `make test`. Both create .venv with the package, its workflow layer and the test tools on
+# first use; `make lint` adds the lint tools.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -8,31 +9,56 @@ CONFIG ?= config/config.yaml
 MIRROR ?=
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+LINT_STAMP := $(VENV)/.installed-lint
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 export ENSEMBLE_REPRO_MIRROR := $(MIRROR)
 
-.PHONY: reproduce report test lint dry-run clean-results
+.PHONY: reproduce report test unit lint format check-config dry-run clean-results
 
 $(STAMP): pyproject.toml
+	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --upgrade pip >/dev/null
-	$(BIN)/python -m pip install -e ".[test]"
+	$(PIP) --upgrade pip
+	$(PIP) -e ".[workflow,test]"
 	touch $(STAMP)
 
+$(LINT_STAMP): $(STAMP)
+	@echo "installing the lint tools (ensemble-repro[lint])"
+	$(PIP) -e ".[workflow,test,lint]"
+	touch $(LINT_STAMP)
+
 ## Run the whole pipeline, then build the HTML report.
-reproduce: $(STAMP)
+reproduce: check-config
 	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --workflow-profile workflow/profiles/default
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
 report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
+## Check CONFIG (YAML syntax with file and line, schema, cross-field rules) without running.
+check-config: $(STAMP)
+	$(BIN)/python -m ensemble_repro.config config/config.yaml $(CONFIG)
+
 ## Unit tests, end-to-end smoke runs, and (as root with SLURM up) the cluster tests.
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+## The fast tests only (no workflow runs, no cluster): a minute or two.
+unit: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow and not cluster"
+
+## Linters and format checks (`make format` applies the formatters).
+lint: $(LINT_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint --configfile $(CONFIG)
+
+format: $(LINT_STAMP)
+	$(BIN)/ruff check --select I --fix --quiet .
+	$(BIN)/ruff format .
+	$(BIN)/snakefmt Snakefile workflow/rules
 
 dry-run: $(STAMP)
 	$(BIN)/snakemake -n --configfile $(CONFIG)

@@ -4,9 +4,21 @@
 #   Hajdu et al. (2020) stochastic knapsack ensemble selection  -> results/knapsack/
 # Usage: snakemake --cores N [--configfile config/quick.yaml]; see README.md.
 
+import os
+
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
+from ensemble_repro.config import ConfigError, load_yaml_file
+
 min_version("9.0")
+
+# Snakemake's own message for a config file it cannot parse names neither file nor line.
+try:
+    if os.path.exists("config/config.yaml"):
+        load_yaml_file("config/config.yaml")
+except ConfigError as err:
+    raise WorkflowError(str(err)) from None
 
 
 configfile: "config/config.yaml"

@@ -1,8 +1,10 @@
 """Fetching raw files: mirror, HTTP (a local server laid out like the official URLs), failures."""
 
+import errno
 import gzip
 import hashlib
 import io
+import os
 import socket
 import threading
 import urllib.parse
@@ -216,3 +218,42 @@ def test_openml_client_failure_is_a_data_error(tmp_path, monkeypatch):
     with pytest.raises(DataError, match=r"OpenML lookup of dataset 1486 failed \(ConnectionError"):
         fetch_raw("nomao", "nomao.arff", _cfg(["openml"]), out)
     assert _leftovers(tmp_path) == []
+
+
+class _FullDisk:
+    """``open`` for the fetch module whose files opened for writing fail with ENOSPC."""
+
+    def __init__(self, real_open):
+        self.real_open = real_open
+
+    def __call__(self, path, mode="r", *args, **kwargs):
+        fh = self.real_open(path, mode, *args, **kwargs)
+        if "w" not in mode:
+            return fh
+
+        class Full:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                fh.close()
+
+            def write(self, data):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        return Full()
+
+
+@pytest.mark.parametrize("sources", [["mirror", "url"], ["url"]])
+def test_full_disk_is_reported_as_a_full_disk(mirror, server, tmp_path, monkeypatch, sources):
+    monkeypatch.setattr("ensemble_repro.data.fetch.open", _FullDisk(open), raising=False)
+    out = tmp_path / "raw" / "uci_binary" / "sonar.all-data"
+    with pytest.raises(DataError) as err:
+        fetch_raw("uci_binary", "sonar.all-data",
+                  _cfg(sources, mirror=mirror, base_url=server.url), out)
+    msg = str(err.value)
+    assert msg.startswith(f"the disk is full: no space left in {out.parent} "), msg
+    assert "MB free" in msg and "Free space on that file system" in msg
+    for misleading in ("gzip", "corrupt", "attempt"):
+        assert misleading not in msg, msg
+    assert _leftovers(out.parent) == []

@@ -1,7 +1,9 @@
 """preflight: mirror completeness and integrity, verification cache, MEPS availability."""
 
 import gzip
+import importlib
 import json
+import os
 import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,6 +13,9 @@ import pytest
 from ensemble_repro.data import DataError, preflight
 from ensemble_repro.data.fetch import XPORT_MAGIC
 from ensemble_repro.data.registry import RAW_FILES
+
+# The module (the package exports a function of the same name).
+preflight_mod = importlib.import_module("ensemble_repro.data.preflight")
 
 SONAR_SHA = RAW_FILES["uci_binary/sonar.all-data"].sha256
 NAMES = ["sonar", "banknote"]
@@ -31,23 +36,82 @@ def small(mirror, tmp_path):
     return tmp_path / "mirror", str(tmp_path / "resources" / "raw")
 
 
-def test_complete_mirror_passes_and_is_cached(small):
+def _count_hashing(monkeypatch):
+    calls = []
+    real = preflight_mod.gunzip_sha256
+    monkeypatch.setattr(preflight_mod, "gunzip_sha256", lambda p: calls.append(p) or real(p))
+    return calls
+
+
+def test_complete_mirror_passes_and_is_cached(small, monkeypatch):
     mirror, raw_dir = small
     plan = preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
     assert plan.available == NAMES and plan.warnings == []
     cache = json.loads((mirror.parent / "resources" / ".mirror-verified.json").read_text())
     entry = cache[str((mirror / "uci_binary" / "sonar.all-data.gz").resolve())]
     assert entry["sha256"] == SONAR_SHA
-    # A cache hit is trusted (same path, size, mtime): a planted value shows it is used ...
-    path = mirror.parent / "resources" / ".mirror-verified.json"
-    entry["sha256"] = "0" * 64
-    path.write_text(json.dumps(cache))
-    with pytest.raises(DataError, match="0{64}"):
-        preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
-    # ... and a changed file (new size/mtime) is verified again.
+    # The files were copied just now, so their hashes are not trusted yet (racy window) ...
+    calls = _count_hashing(monkeypatch)
+    preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
+    assert len(calls) == 2
+    # ... once they are older than the window, a second run hashes nothing.
+    monkeypatch.setattr(preflight_mod, "RACY_NS", 0)
+    preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
+    calls.clear()
+    assert preflight(_cfg(mirror), NAMES, raw_dir=raw_dir).available == NAMES
+    assert calls == []
+    # A changed file (new size/mtime) is verified again.
     f = mirror / "uci_binary" / "sonar.all-data.gz"
     f.write_bytes(gzip.compress(gzip.decompress(f.read_bytes()), mtime=0))
     assert preflight(_cfg(mirror), NAMES, raw_dir=raw_dir).available == NAMES
+    assert calls == [f]
+
+
+def _flip(path):
+    raw = bytearray(gzip.decompress(path.read_bytes()))
+    raw[1000] ^= 0x01
+    return _stored(bytes(raw))
+
+
+def _stored(data):
+    """gzip without compression: equal-length contents give equal-size files."""
+    return gzip.compress(data, compresslevel=0, mtime=0)
+
+
+def _rewrite_keeping_size_and_mtime(path, content):
+    st = path.stat()
+    assert len(content) == st.st_size
+    path.write_bytes(content)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_repaired_file_with_same_size_and_mtime_is_not_reported_stale(small, monkeypatch):
+    """A corrupt copy replaced by a good one (``cp -p``: same size, same mtime) must pass."""
+    mirror, raw_dir = small
+    monkeypatch.setattr(preflight_mod, "RACY_NS", 0)
+    f = mirror / "uci_binary" / "sonar.all-data.gz"
+    good = _stored(gzip.decompress(f.read_bytes()))
+    bad = _flip(f)
+    assert len(bad) == len(good)
+    f.write_bytes(bad)
+    with pytest.raises(DataError, match="decompressed content is"):
+        preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
+    _rewrite_keeping_size_and_mtime(f, good)
+    assert preflight(_cfg(mirror), NAMES, raw_dir=raw_dir).available == NAMES
+
+
+def test_corrupted_file_with_same_size_and_mtime_is_hashed_again(small, monkeypatch):
+    mirror, raw_dir = small
+    monkeypatch.setattr(preflight_mod, "RACY_NS", 0)
+    f = mirror / "uci_binary" / "sonar.all-data.gz"
+    good = _stored(gzip.decompress(f.read_bytes()))
+    f.write_bytes(good)
+    preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
+    bad = _flip(f)
+    assert len(bad) == len(good)
+    _rewrite_keeping_size_and_mtime(f, bad)
+    with pytest.raises(DataError, match="decompressed content is"):
+        preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
 
 
 def test_plan_names_and_raw_paths(small):

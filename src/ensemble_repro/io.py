@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
 
@@ -22,15 +23,32 @@ TIMING_SUFFIX = "_seconds"
 TIMING_PREFIXES = ("speedup",)
 
 
+def _create_temp(directory: Path, prefix: str, suffix: str) -> Path:
+    """Create a new empty file in ``directory`` with the permissions a plain ``open`` gives.
+
+    ``tempfile.mkstemp`` creates files with mode 0600 whatever the umask, which would make
+    results unreadable to a group sharing them; ``O_CREAT | O_EXCL`` with mode 0666 lets the
+    umask decide, as for any other file the user creates.
+    """
+    while True:
+        path = directory / f"{prefix}{secrets.token_hex(6)}{suffix}"
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return path
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it onto ``path`` only on success."""
+    """Yield a temporary path beside ``path``; rename it onto ``path`` only on success.
+
+    The file gets the mode a plain ``open(path, "w")`` would give (0666 minus the umask).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix or ".tmp",
-                               dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    tmp_path = _create_temp(path.parent, f".{path.name}.", suffix or path.suffix or ".tmp")
     try:
         yield tmp_path
         os.replace(tmp_path, path)
@@ -82,6 +100,16 @@ def write_markdown(df: pd.DataFrame, path: str | os.PathLike, title: str | None 
 
 
 def markdown_table(df: pd.DataFrame, title: str | None = None, floatfmt: str = ".4g") -> str:
+    """A table as GitHub Markdown, floats formatted with ``floatfmt``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(markdown_table(pd.DataFrame({"method": ["J+aB"], "coverage": [0.90123]})), end="")
+    | method | coverage |
+    |---|---|
+    | J+aB | 0.9012 |
+    """
     def fmt(v: Any) -> str:
         if isinstance(v, float):
             return format(v, floatfmt)
@@ -106,6 +134,14 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
 
 def drop_timing(df: pd.DataFrame) -> pd.DataFrame:
     """The table without its wall-clock columns: names ending in ``_seconds`` or starting
-    with ``speedup`` (what must be identical across runs)."""
+    with ``speedup`` (what must be identical across runs).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame(columns=["width", "fit_seconds", "speedup_vs_full"])
+    >>> list(drop_timing(df).columns)
+    ['width']
+    """
     return df[[c for c in df.columns
                if not (str(c).endswith(TIMING_SUFFIX) or str(c).startswith(TIMING_PREFIXES))]]

@@ -1,12 +1,15 @@
 # Shared helpers of the workflow: config validation at start, data availability, target lists
 # and input functions. Library code (numerics, I/O) lives in src/ensemble_repro/.
 
+import os
 import re
 import sys
+from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from ensemble_repro.config import ConfigError, apply_env_overrides, validate_config
+from ensemble_repro.config import (COMMAND_LINE, MIRROR_ENV, ConfigError, apply_env_overrides,
+                                   load_yaml_file, validate_config)
 from ensemble_repro.data import DataError, preflight, prepared_names_for
 
 # Conda environment used by every rule (`--sdm conda`); path relative to this directory.
@@ -19,11 +22,24 @@ def _config_source():
     return ", ".join(str(f) for f in files) or "config/config.yaml"
 
 
+def _config_layers():
+    """Where the config values came from, lowest precedence first: the Snakefile's
+    ``configfile:``, each ``--configfile`` in order, ``--config``, $ENSEMBLE_REPRO_MIRROR."""
+    given = [Path(f).absolute() for f in workflow.overwrite_configfiles]
+    files = [f for f in workflow.configfiles if Path(f).absolute() not in given] + given
+    layers = [(str(f), load_yaml_file(f) or {}) for f in files]
+    layers.append((COMMAND_LINE, dict(workflow.config_settings.config)))
+    if os.environ.get(MIRROR_ENV):
+        layers.append((f"the environment variable {MIRROR_ENV}", {"data": {"mirror": ""}}))
+    return layers
+
+
 # $ENSEMBLE_REPRO_MIRROR overrides data.mirror (the Makefile's MIRROR= sets it).
 apply_env_overrides(config)
 
 try:
-    validate_config(config, workflow.source_path(SCHEMA), source=_config_source())
+    validate_config(config, workflow.source_path(SCHEMA), source=_config_source(),
+                    layers=_config_layers())
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 validate(config, SCHEMA)
@@ -32,9 +48,11 @@ validate(config, SCHEMA)
 def config_params(*keys):
     """The config values a rule reads, as a nested dict holding exactly these dotted keys.
 
-    A rule passes this as a ``params`` entry (``params: cfg=config_params("seed", "jab.alpha")``),
-    so Snakemake reruns it when, and only when, one of these values changes; its script reads
-    them from ``snakemake.params`` and never from ``snakemake.config``.
+    Pass it as a ``params`` entry (``params: cfg=config_params("seed", "jab.alpha")``) so that
+    Snakemake reruns the job when, and only when, one of these values changes; the script reads
+    them from ``snakemake.params`` and never from ``snakemake.config``. (No line here may hold
+    the word "rule" followed by a colon: ``snakemake --lint`` would take this file for a mix of
+    rules and functions.)
     """
     out = {}
     for dotted in keys:

@@ -7,6 +7,7 @@ after the check passes; a failed or corrupt copy is deleted, never used.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import http.client
@@ -19,8 +20,9 @@ import urllib.parse
 import urllib.request
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..io import atomic_path
 from ..logs import get_logger
@@ -37,6 +39,29 @@ log = get_logger("data")
 
 class ChecksumError(DataError):
     """A copy of a raw file does not have the registered sha256."""
+
+
+class DiskFullError(DataError):
+    """The file system receiving a raw file is full (no other source can help)."""
+
+
+#: ``errno`` values meaning the destination file system has no room (disk full, quota).
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def raise_if_disk_full(err: BaseException, dest: Path, size: int | None) -> None:
+    """Raise :class:`DiskFullError` naming ``dest``'s directory when ``err`` is a full disk."""
+    if not (isinstance(err, OSError) and err.errno in NO_SPACE):
+        return
+    try:
+        free = f"{shutil.disk_usage(dest.parent).free / 1e6:.1f} MB free"
+    except OSError:
+        free = "free space unknown"
+    need = f"{size / 1e6:.1f} MB" if size else "its size"
+    raise DiskFullError(
+        f"the disk is full: no space left in {dest.parent} ({os.strerror(err.errno)}, {free}) "
+        f"while writing {dest.name}, which needs {need}. Free space on that file system (or run "
+        f"from a directory on a larger one) and rerun; the partial copy was deleted.") from None
 
 
 def sha256_file(path: str | os.PathLike) -> str:
@@ -114,11 +139,16 @@ def _from_mirror(src: Path, raw: RawFile, tmp: Path) -> None:
             with gzip.open(src, "rb") as fh, open(tmp, "wb") as out:
                 shutil.copyfileobj(fh, out, CHUNK)
         except (EOFError, OSError, zlib.error) as err:
+            raise_if_disk_full(err, tmp, raw.size)
             raise ChecksumError(f"mirror file {src} is not a complete gzip file ({err}).") from None
     elif src.suffix == ".zip":
         _extract_member(src, raw, tmp, f"mirror file {src}")
     else:
-        shutil.copyfile(src, tmp)
+        try:
+            shutil.copyfile(src, tmp)
+        except OSError as err:
+            raise_if_disk_full(err, tmp, raw.size)
+            raise
     verify(tmp, raw, f"mirror file {src}")
 
 
@@ -155,6 +185,7 @@ def _from_url(url: str, raw: RawFile, tmp: Path, timeout: float, retries: int) -
             if 400 <= err.code < 500 and err.code not in (408, 429):
                 break
         except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
+            raise_if_disk_full(err, tmp, raw.size)
             last = DataError(f"{url}: {getattr(err, 'reason', err) or type(err).__name__}")
         except ChecksumError as err:
             last = err
@@ -178,7 +209,7 @@ def _openml_url(raw: RawFile) -> str:
 
 def fetch_raw(group: str, filename: str, data_cfg: Mapping[str, Any],
               out_path: str | os.PathLike) -> str:
-    """Write raw file ``group/filename`` to ``out_path``; return a description of the source used."""
+    """Write raw file ``group/filename`` to ``out_path``; return a description of its source."""
     raw = raw_file(group, filename)
     out_path = Path(out_path)
     mirror = resolve_mirror(data_cfg)
@@ -194,7 +225,8 @@ def fetch_raw(group: str, filename: str, data_cfg: Mapping[str, Any],
                         raise _Skip
                     found = [p for p in mirror_candidates(mirror, raw) if p.is_file()]
                     if not found:
-                        tried.append(f"mirror: none of {', '.join(map(str, mirror_candidates(mirror, raw)))} exists")
+                        where = ", ".join(map(str, mirror_candidates(mirror, raw)))
+                        tried.append(f"mirror: none of {where} exists")
                         raise _Skip
                     _from_mirror(found[0], raw, tmp)
                     origin = f"mirror {found[0]}"
@@ -217,6 +249,8 @@ def fetch_raw(group: str, filename: str, data_cfg: Mapping[str, Any],
                     raise DataError(f"data.sources contains {source!r}; expected mirror, url or openml.")
         except _Skip:
             continue
+        except DiskFullError:
+            raise
         except DataError as err:
             tried.append(f"{source}: {err}")
             log.warning("%s: %s failed: %s", raw.key, source, err)

@@ -2,22 +2,40 @@
 
 ``preflight`` fails early, with one paragraph saying what to fix, when the mirror is missing a
 file or holds a corrupt one, and decides whether MEPS (which cannot be mirrored) is available.
-Mirror verifications are cached in ``resources/.mirror-verified.json`` keyed by path, size and
-mtime, so only the first invocation pays for decompressing and hashing.
+Mirror verifications are cached in ``resources/.mirror-verified.json`` keyed by path, inode, size,
+mtime and ctime (see :class:`_HashCache` for when a hit is trusted), so only the first invocation
+pays for decompressing and hashing.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..io import read_json, write_json
-from .fetch import XPORT_MAGIC, gunzip_sha256, mirror_candidates, official_url, resolve_mirror, sha256_file
-from .registry import DATASETS, MEPS_URL, RAW_FILES, DataError, RawFile, prepared_names_for, raw_files_for
+from .fetch import (
+    XPORT_MAGIC,
+    gunzip_sha256,
+    mirror_candidates,
+    official_url,
+    resolve_mirror,
+    sha256_file,
+)
+from .registry import (
+    DATASETS,
+    MEPS_URL,
+    RAW_FILES,
+    DataError,
+    RawFile,
+    prepared_names_for,
+    raw_files_for,
+)
 
 #: Seconds the MEPS HEAD request may take before MEPS counts as unreachable.
 MEPS_HEAD_TIMEOUT = 3.0
@@ -39,8 +57,18 @@ class DataPlan:
         return [f"{raw_dir}/{f.group}/{f.filename}" for f in raw_files_for(name)]
 
 
+#: A cached hash is trusted only for a file last changed this long before it was hashed: file
+#: systems with coarse timestamps can give a file rewritten just after hashing the same times.
+RACY_NS = 2_000_000_000
+
+
 class _HashCache:
-    """sha256 values of files keyed by absolute path, size and mtime."""
+    """sha256 values of files keyed by absolute path, inode, size, mtime and ctime.
+
+    A hit is used only when every key field matches, the file had not changed within
+    ``RACY_NS`` before it was hashed, and the cached value is the expected one: a mismatch is
+    about to stop the run, so it is always confirmed by hashing the file again.
+    """
 
     def __init__(self, path: Path):
         self.path = path
@@ -52,14 +80,18 @@ class _HashCache:
                 self.entries = {}
         self.dirty = False
 
-    def sha256(self, path: Path, gz: bool) -> str:
+    def sha256(self, path: Path, gz: bool, expected: str | None) -> str:
+        started_ns = time.time_ns()
         st = path.stat()
+        stamp = {"inode": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+                 "ctime_ns": st.st_ctime_ns}
         key = str(path.resolve())
         hit = self.entries.get(key)
-        if hit and hit["size"] == st.st_size and hit["mtime_ns"] == st.st_mtime_ns:
+        if (hit and {k: hit.get(k) for k in stamp} == stamp and hit["sha256"] == expected
+                and max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < hit["hashed_ns"]):
             return hit["sha256"]
         digest = gunzip_sha256(path) if gz else sha256_file(path)
-        self.entries[key] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": digest}
+        self.entries[key] = {**stamp, "hashed_ns": started_ns, "sha256": digest}
         self.dirty = True
         return digest
 
@@ -81,7 +113,7 @@ def _check_mirror_file(mirror: Path, raw: RawFile, cache: _HashCache, needed_by:
         raise DataError(f"Mirror file {path} is missing (needed for the data set {needed_by}). "
                         + _fix(path))
     try:
-        actual = cache.sha256(path, gz=True)
+        actual = cache.sha256(path, gz=True, expected=raw.sha256)
     except DataError as err:
         raise DataError(f"Mirror file {path} is corrupt: {err} " + _fix(path)) from None
     if actual != raw.sha256:
@@ -178,7 +210,7 @@ def _check_raw(raw: RawFile, data_cfg: Mapping[str, Any], raw_dir: str, mirror: 
                cache: _HashCache, name: str) -> None:
     local = Path(raw_dir) / raw.group / raw.filename
     if local.is_file():
-        actual = cache.sha256(local, gz=False)
+        actual = cache.sha256(local, gz=False, expected=raw.sha256)
         if actual == raw.sha256:
             return
         raise DataError(f"{local} is corrupt: sha256 {actual}, expected {raw.sha256}. Delete it "

@@ -144,7 +144,7 @@ def _adult_raw(path, skiprows: int) -> pd.DataFrame:
 
 
 def adult(data_path, test_path, part: str) -> Table:
-    """Adult, standard split; categoricals as integer codes of a category list shared by both parts."""
+    """Adult, standard split; categoricals as integer codes of one category list for both parts."""
     if part not in ("train", "test"):
         raise ValueError(f"part must be 'train' or 'test', got {part!r}")
     train, test = _adult_raw(data_path, 0), _adult_raw(test_path, 1)  # skip the test banner line
@@ -178,7 +178,7 @@ def _arff(path) -> tuple[list[tuple[str, str]], pd.DataFrame]:
 
 
 def nomao(arff_path) -> Table:
-    """Nomao (OpenML 1486): 118 features; nominal ones kept as their integer values; Class 1/2 -> 0/1."""
+    """Nomao (OpenML 1486): 118 features; nominal ones kept as integer values; Class 1/2 -> 0/1."""
     attrs, data = _arff(arff_path)
     if (data == "?").any().any():
         raise DataError(f"{arff_path}: has missing values ('?'); expected none.")
@@ -295,7 +295,7 @@ def build(name: str, raw_paths) -> tuple[Table, dict[str, str]]:
     if [Path(p).name for p in paths] != [r.filename for r in raws]:
         raise DataError(f"{name} needs the raw files {[r.filename for r in raws]}, got {paths}.")
     sources = {}
-    for raw, path in zip(raws, paths):
+    for raw, path in zip(raws, paths, strict=True):
         actual = sha256_file(path)
         if raw.sha256 is not None and actual != raw.sha256:
             raise DataError(f"{path} is corrupt: sha256 {actual}, expected {raw.sha256}. Delete it "
@@ -314,7 +314,8 @@ def build(name: str, raw_paths) -> tuple[Table, dict[str, str]]:
 
 
 def prepare(name: str, raw_paths, table_path, meta_path) -> Table:
-    """Write ``table_path`` (Parquet: features, then ``target``) and its JSON sidecar ``meta_path``."""
+    """Write ``table_path`` (Parquet: features, then ``target``) and its JSON sidecar
+    ``meta_path``."""
     table, sources = build(name, raw_paths)
     write_parquet(pd.concat([table.X, table.y.rename("target")], axis=1), table_path)
     write_json(meta_path, {

@@ -1,0 +1,83 @@
+"""The bare install (``pip install ensemble-repro``) is the library alone (issue 13).
+
+Builds a clean virtual environment from this checkout without extras (a real install with its
+dependencies, the pip cache allowed), checks that the pipeline's packages are absent, and runs
+each paper's estimator or strategy once on tiny data. Prints the environment's size and package
+count. Marked slow: a minute or two (longer with an empty pip cache).
+"""
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+#: Packages of the ``workflow`` extra (and its heavy dependencies) the bare install must not have.
+PIPELINE_ONLY = ["snakemake", "snakemake_executor_plugin_slurm", "openml", "pandas", "pyarrow",
+                 "matplotlib", "yaml", "jsonschema"]
+
+SMOKE = textwrap.dedent("""
+    import importlib.util, json
+    import numpy as np
+    from sklearn.datasets import make_classification, make_regression
+    from sklearn.ensemble import GradientBoostingClassifier
+    from sklearn.linear_model import Ridge
+
+    import ensemble_repro.conformal as conformal
+    import ensemble_repro.knapsack as knapsack
+    import ensemble_repro.qwyc as qwyc
+
+    exported = {m.__name__: sorted(n for n in m.__all__ if getattr(m, n) is not None or True)
+                for m in (conformal, qwyc, knapsack)}
+
+    X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
+    jab = conformal.JackknifePlusAfterBootstrap(Ridge(), n_resamples=10, random_state=0)
+    lo, hi = jab.fit(X[:40], y[:40]).predict_interval(X[40:], alpha=0.2)
+    assert lo.shape == hi.shape == (20,) and np.all(lo <= hi), (lo, hi)
+
+    Xc, yc = make_classification(n_samples=200, n_features=5, random_state=0)
+    gbt = GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=0).fit(Xc, yc)
+    base, F = qwyc.tree_scores(gbt, Xc)
+    assert np.allclose(base + F.sum(axis=1), gbt.decision_function(Xc))
+    early = qwyc.QuitWhenYouCan(alpha=0.0).fit(F, base)
+    full = gbt.decision_function(Xc) > 0
+    assert np.array_equal(np.asarray(early.predict(F)).astype(bool), full)
+
+    p = np.array([0.9, 0.8, 0.75, 0.7, 0.6])
+    t = np.array([5.0, 1.0, 1.0, 1.0, 1.0])
+    best = knapsack.exhaustive(p, t, 3.0)
+    assert sorted(best.members) == [1, 2, 3], best.members
+
+    missing = [m for m in %r if importlib.util.find_spec(m) is not None]
+    print(json.dumps({"exported": exported, "pipeline_packages_present": missing}))
+""")
+
+
+def _run(cmd, **kw):
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    return proc.stdout
+
+
+@pytest.mark.slow
+def test_bare_install_is_the_library_without_the_pipeline(tmp_path):
+    src = tmp_path / "src"  # a copy of what the sdist holds, so the checkout is not written to
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, src / name)
+    shutil.copytree(REPO / "src", src / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)])
+    py = str(venv / "bin" / "python")
+    _run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(src)])
+    out = _run([py, "-c", SMOKE % PIPELINE_ONLY], cwd=tmp_path)
+    assert '"pipeline_packages_present": []' in out, out
+    site = next(venv.glob("lib/python3*/site-packages"))
+    assert (site / "ensemble_repro" / "py.typed").is_file()
+    assert list(site.glob("ensemble_repro-*.dist-info/licenses/LICENSE")), list(site.iterdir())
+    packages = _run([py, "-m", "pip", "list", "--format=freeze"]).split()
+    size = _run(["du", "-sm", str(venv)]).split()[0]
+    print(f"bare install: {len(packages)} packages, {size} MB ({', '.join(packages)})")
