@@ -5,8 +5,10 @@ A small C kernel evaluates one example at a time: it walks the trees in the casc
 leaf value to the running score and applies the step's stop test (bin lookup by binary search
 for Fan, one comparison pair for QWYC), so elapsed time is proportional to the trees actually
 evaluated. The full ensemble is timed with the same kernel and a never-stopping cascade. The
-kernel is compiled with the system C compiler on first use into a per-user cache directory
-(``ENSEMBLE_REPRO_CACHE`` overrides it), keyed by the source's hash.
+kernel is compiled with the system C compiler on first use into the user's cache directory
+(``$XDG_CACHE_HOME/ensemble_repro``, else ``~/.cache/ensemble_repro``; ``ENSEMBLE_REPRO_CACHE``
+overrides it), keyed by the source's hash. The directory and the library must be the user's own
+and not writable by group or others (issue 14), else loading is refused.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import ctypes
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -63,25 +66,64 @@ void cascade_eval(const double *X, long n, long d,
 
 
 def _cache_dir() -> Path:
+    """``$ENSEMBLE_REPRO_CACHE``, else ``$XDG_CACHE_HOME/ensemble_repro``, else
+    ``~/.cache/ensemble_repro`` (a relative ``XDG_CACHE_HOME`` is ignored, as the XDG spec says)."""
     env = os.environ.get("ENSEMBLE_REPRO_CACHE")
-    return Path(env) if env else Path(tempfile.gettempdir()) / f"ensemble_repro-{os.getuid()}"
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    root = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return root / "ensemble_repro"
+
+
+def _refuse(path: Path, why: str, fix: str) -> PermissionError:
+    return PermissionError(f"refusing to use the compiled-kernel cache {path}: {why}, so another "
+                           f"user could make this process run their code; {fix} (or set "
+                           "ENSEMBLE_REPRO_CACHE to a directory of your own)")
+
+
+def _check_private(path: Path, is_dir: bool) -> None:
+    """Refuse ``path`` unless it is a real directory / regular file (not a symlink) owned by
+    this user and not writable by group or others."""
+    st = os.stat(path, follow_symlinks=is_dir)
+    kind_ok = stat.S_ISDIR(st.st_mode) if is_dir else stat.S_ISREG(st.st_mode)
+    kind = "directory" if is_dir else "regular file (not a symlink)"
+    if not kind_ok:
+        raise _refuse(path, f"it is not a {kind}", "remove it")
+    if st.st_uid != os.geteuid():
+        raise _refuse(path, f"it is owned by uid {st.st_uid}, not by you (uid {os.geteuid()})",
+                      "remove it")
+    if st.st_mode & 0o022:
+        mode = stat.S_IMODE(st.st_mode)
+        raise _refuse(path, f"it is writable by group or others (mode {mode:o})",
+                      f"run `chmod go-w {path}`")
 
 
 def _library() -> ctypes.CDLL:
-    """Compile (once) and load the C kernel."""
+    """Compile (once) and load the C kernel.
+
+    The cache directory is created with mode 0700; an existing one must be owned by this user
+    and not group/other-writable, and so must the library, which is compiled in a private
+    temporary directory inside the cache and renamed into place (atomic: a concurrent process
+    sees either no library or a complete one).
+    """
     tag = hashlib.sha256(_SOURCE.encode()).hexdigest()[:16]
-    lib = _cache_dir() / f"cascade_{tag}.so"
-    if not lib.exists():
+    cache = _cache_dir()
+    cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _check_private(cache, is_dir=True)
+    lib = cache / f"cascade_{tag}.so"
+    if not os.path.lexists(lib):
         cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
         if cc is None:
             raise RuntimeError("the timing evaluator needs a C compiler (cc or gcc, or set CC)")
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        src = lib.with_suffix(".c")
-        src.write_text(_SOURCE)
-        tmp = lib.with_name(f".{lib.name}.{os.getpid()}")
-        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(src), "-lm"],
-                       check=True, capture_output=True)
-        os.replace(tmp, lib)
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as build:
+            src, out = Path(build) / "cascade.c", Path(build) / lib.name
+            src.write_text(_SOURCE)
+            subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src), "-lm"],
+                           check=True, capture_output=True)
+            os.chmod(out, 0o700)
+            os.replace(out, lib)
+    _check_private(lib, is_dir=False)
     dll = ctypes.CDLL(str(lib))
     dll.cascade_eval.restype = None
     return dll
