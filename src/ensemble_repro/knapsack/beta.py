@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .energy import _check_probabilities
+from .energy import _check_probabilities, check_pool
 
 
 def fit_beta(p, method: str = "moments") -> tuple[float, float]:
@@ -117,6 +117,7 @@ def stopping_rule(p, t, budget: float, *, rule: str = "tail", STOP: float = 0.05
         raise ValueError(f"rule must be 'tail', 'left_tail' or 'expected'; got {rule!r}")
     if not 0 < STOP < 1:
         raise ValueError(f"STOP must be a level in (0, 1); got {STOP!r}")
+    p, t, budget = check_pool(p, t, budget)
     a, b = fit_beta(p, beta_fit)
     ell = affordable_size(p, t, budget, a, b, size_estimate)
     mean, var = q_moments(ell, a, b)

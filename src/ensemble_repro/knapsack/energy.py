@@ -10,10 +10,73 @@ import numpy as np
 from scipy import stats
 
 
+def _nonfinite(a: np.ndarray) -> str:
+    """'NaN at index 3' (or inf) for the first non-finite entry of ``a``, '' if none."""
+    bad = np.argwhere(~np.isfinite(a))
+    if not bad.size:
+        return ""
+    idx = tuple(int(i) for i in bad[0])
+    return f"{'NaN' if np.isnan(a[idx]) else a[idx]} at index {idx[0] if len(idx) == 1 else idx}"
+
+
 def _check_probabilities(p: np.ndarray, name: str = "p") -> None:
-    if p.size and (not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1):
+    bad = _nonfinite(p)
+    if bad:
+        raise ValueError(f"{name} must contain accuracies in [0, 1]; got {bad} (measure every "
+                         "member's accuracy, or leave the member out)")
+    if p.size and (p.min() < 0 or p.max() > 1):
         raise ValueError(f"{name} must contain accuracies in [0, 1]; got values in "
-                         f"[{np.nanmin(p):.4g}, {np.nanmax(p):.4g}]")
+                         f"[{p.min():.4g}, {p.max():.4g}]")
+
+
+def check_pool(p, t, budget) -> tuple[np.ndarray, np.ndarray, float]:
+    """Validate a pool: accuracies in [0, 1], positive costs of the same length, a usable budget.
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies.
+    t : array-like of shape (n,)
+        Member costs, finite and > 0.
+    budget : float
+        Total cost allowed; at least the cheapest member's cost.
+
+    Returns
+    -------
+    p, t : ndarray of float of shape (n,)
+    budget : float
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import check_pool
+    >>> check_pool([0.6, 0.7], [1, 2], 2)
+    (array([0.6, 0.7]), array([1., 2.]), 2.0)
+    >>> check_pool([0.6, float("nan")], [1, 2], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: p must contain accuracies in [0, 1]; got NaN at index 1 (measure every member's \
+accuracy, or leave the member out)
+    """
+    p = np.asarray(p, dtype=float)
+    t = np.asarray(t, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError("p must be a non-empty 1-D array of member accuracies; got shape "
+                         f"{p.shape}")
+    if t.shape != p.shape:
+        raise ValueError(f"t must have one cost per member: p has {p.size} entries, t has shape "
+                         f"{t.shape}")
+    _check_probabilities(p)
+    bad = _nonfinite(t)
+    if bad or t.min() <= 0:
+        got = bad or f"minimum {t.min():.4g}"
+        raise ValueError(f"t must contain positive finite costs; got {got}")
+    budget = float(budget)
+    if not np.isfinite(budget) or budget <= 0:
+        raise ValueError(f"budget must be a positive finite total cost; got {budget!r}")
+    if budget < t.min():
+        raise ValueError(f"budget must be at least the cheapest member's cost {t.min():.4g} "
+                         f"(otherwise no ensemble is feasible); got {budget:.4g}")
+    return p, t, budget
 
 
 def correct_count_distribution(p, mask=None) -> np.ndarray:

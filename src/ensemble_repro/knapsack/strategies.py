@@ -1,6 +1,6 @@
 """Ensemble selection under a cost budget (Hajdu et al. 2020, sections II-III).
 
-Every strategy is ``strategy(p, t, budget, *, seed=None, **options)`` and returns a
+Every strategy is ``strategy(p, t, budget, *, random_state=None, **options)`` and returns a
 :class:`SelectionResult` whose members cost at most ``budget``. Settings the paper does not
 give are options marked [I] (spec ensembles-spec.md §4.2-4.4, 4.6).
 """
@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .beta import StoppingRule
-from .energy import correct_count_distribution, efficiency, majority_vote_accuracy
+from ..rng import check_generator
+from .energy import check_pool, efficiency, majority_vote_accuracy
 
 #: Default escape parameter MAXSTEP (energy evaluations) [I, spec §4.6].
 MAXSTEP = 10_000
@@ -35,28 +36,6 @@ class SelectionResult:
     trace: np.ndarray
     best_at: int
     stopped_by: str
-
-
-def check_pool(p, t, budget) -> tuple[np.ndarray, np.ndarray, float]:
-    """Validate a pool: accuracies in [0, 1], positive costs of the same length, a usable budget."""
-    p = np.asarray(p, dtype=float)
-    t = np.asarray(t, dtype=float)
-    if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"p must be a non-empty 1-D array of member accuracies; got shape {p.shape}")
-    if t.shape != p.shape:
-        raise ValueError(f"t must have one cost per member: p has {p.size} entries, t has shape {t.shape}")
-    if not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1:
-        raise ValueError(f"p must contain accuracies in [0, 1]; got values in [{np.nanmin(p):.4g}, "
-                         f"{np.nanmax(p):.4g}]")
-    if not np.all(np.isfinite(t)) or t.min() <= 0:
-        raise ValueError(f"t must contain positive finite costs; got minimum {np.nanmin(t):.4g}")
-    budget = float(budget)
-    if not np.isfinite(budget) or budget <= 0:
-        raise ValueError(f"budget must be a positive finite total cost; got {budget!r}")
-    if budget < t.min():
-        raise ValueError(f"budget must be at least the cheapest member's cost {t.min():.4g} "
-                         f"(otherwise no ensemble is feasible); got {budget:.4g}")
-    return p, t, budget
 
 
 class _Search:
@@ -138,13 +117,13 @@ def _max_affordable(t: np.ndarray, budget: float) -> int:
     return int(np.searchsorted(np.cumsum(np.sort(t)), budget * (1 + _TOL), side="right"))
 
 
-def exhaustive(p, t, budget, *, seed=None) -> SelectionResult:
+def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
     """Exact optimum by branch and bound over odd sizes (Lemma I.1: even sets never win).
 
     Items are ordered by accuracy; q is increasing in every p_i, so completing a partial set
     with the next most accurate items bounds its subtree (and solves it when affordable).
     A member is never chosen over a skipped one that is at least as accurate and as cheap.
-    ``evaluations`` counts bound and leaf energies. ``seed`` is unused (deterministic).
+    ``evaluations`` counts bound and leaf energies. ``random_state`` is unused (deterministic).
     """
     p, t, budget = check_pool(p, t, budget)
     cap = budget * (1 + _TOL)
@@ -202,7 +181,7 @@ def _pick_by_usefulness(p, t, mask, remaining, k) -> list[int]:
     return picked if len(picked) == k else []
 
 
-def greedy_forward(p, t, budget, *, seed=None, key="accuracy", step=2,
+def greedy_forward(p, t, budget, *, random_state=None, key="accuracy", step=2,
                    even="drop_min") -> SelectionResult:
     """Forward selection (section II): start from the best member, extend while q increases.
 
@@ -251,7 +230,7 @@ def greedy_forward(p, t, budget, *, seed=None, key="accuracy", step=2,
     return search.result("converged")
 
 
-def greedy_backward(p, t, budget, *, seed=None, key="accuracy", even="drop_min") -> SelectionResult:
+def greedy_backward(p, t, budget, *, random_state=None, key="accuracy", even="drop_min") -> SelectionResult:
     """Backward selection (section II): start from the whole pool and leave the worst out.
 
     Members are removed one at a time until the set is affordable, then while removal raises
@@ -330,7 +309,7 @@ def _random_subsets(rng, p, t, budget, size, sampler) -> np.ndarray:
     return masks
 
 
-def monte_carlo(p, t, budget, *, seed=None, sampler="uniform_size", even="drop_min",
+def monte_carlo(p, t, budget, *, random_state=None, sampler="uniform_size", even="drop_min",
                 stop: StoppingRule | None = None, maxstep=MAXSTEP, batch=256) -> SelectionResult:
     """Monte Carlo search (section III): evaluate random ensembles, keep the best feasible one.
 
@@ -341,7 +320,7 @@ def monte_carlo(p, t, budget, *, seed=None, sampler="uniform_size", even="drop_m
     order, the members that no longer fit.
     """
     p, t, budget = check_pool(p, t, budget)
-    rng = np.random.default_rng(seed)
+    rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     while not search.done:
         search.evaluate(_random_subsets(rng, p, t, budget, batch, sampler))
@@ -366,7 +345,7 @@ def _sa_move(rng, mask, j, t, budget):
     return new
 
 
-def simulated_annealing(p, t, budget, *, seed=None, init="greedy_forward", rho=0.95,
+def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward", rho=0.95,
                         moves_per_temp=None, accept0=0.8, tmin_ratio=1e-4, probe_moves=100,
                         even="drop_min", stop: StoppingRule | None = None,
                         maxstep=MAXSTEP) -> SelectionResult:
@@ -382,7 +361,7 @@ def simulated_annealing(p, t, budget, *, seed=None, init="greedy_forward", rho=0
     if not (0 < rho < 1 and 0 < accept0 < 1 and 0 < tmin_ratio < 1):
         raise ValueError("rho, accept0 and tmin_ratio must lie in (0, 1); got "
                          f"{rho!r}, {accept0!r}, {tmin_ratio!r}")
-    rng = np.random.default_rng(seed)
+    rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     movable = np.flatnonzero(t <= budget * (1 + _TOL))
     moves = int(moves_per_temp or p.size)
@@ -425,7 +404,7 @@ def simulated_annealing(p, t, budget, *, seed=None, init="greedy_forward", rho=0
     return search.result("schedule")
 
 
-def stochastic_search(p, t, budget, *, seed=None, evaluate="odd_prefixes", even="drop_min",
+def stochastic_search(p, t, budget, *, random_state=None, evaluate="odd_prefixes", even="drop_min",
                       stop: StoppingRule | None = None, maxstep=MAXSTEP,
                       batch=64) -> SelectionResult:
     """The paper's Algorithm 1: random constructions driven by the efficiency of eq. (5).
@@ -440,7 +419,7 @@ def stochastic_search(p, t, budget, *, seed=None, evaluate="odd_prefixes", even=
     p, t, budget = check_pool(p, t, budget)
     if evaluate not in ("final", "odd_prefixes"):
         raise ValueError(f"evaluate must be 'final' or 'odd_prefixes'; got {evaluate!r}")
-    rng = np.random.default_rng(seed)
+    rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     n = p.size
     rows = np.arange(batch)
