@@ -29,7 +29,7 @@ BIN_KINDS = ("quantile", "equal_width")
 BIN_SCORES = ("margin", "sigmoid")
 
 
-def check_scores(F, n_models: int | None = None) -> np.ndarray:
+def _check_scores(F, n_models: int | None = None) -> np.ndarray:
     """Validate a score matrix ``F`` (examples x base models) and return it as float64."""
     shape = np.shape(F)
     if np.iscomplexobj(F):
@@ -51,7 +51,7 @@ def check_scores(F, n_models: int | None = None) -> np.ndarray:
     return F
 
 
-def check_base(base) -> float:
+def _check_base(base) -> float:
     """Validate the intercept ``base`` (initial score b0) and return it as a float."""
     if isinstance(base, numbers.Real) and not isinstance(base, bool) and math.isfinite(base):
         return float(base)
@@ -61,7 +61,7 @@ def check_base(base) -> float:
                      f"got {got}")
 
 
-def resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.ndarray:
+def _resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.ndarray:
     """An ordering name (or explicit permutation) as a permutation of 0..T-1."""
     T = F.shape[1]
     if isinstance(ordering, str):
@@ -136,8 +136,8 @@ class _Cascade(ClassifierMixin, BaseEstimator):
         self
             ``predict`` then takes score matrices and returns 0 / 1 (``classes_ = [0, 1]``).
         """
-        base = check_base(base)
-        F = check_scores(F)
+        base = _check_base(base)
+        F = _check_scores(F)
         self._fit_cascade(base, F)
         if hasattr(self, "feature_names_in_"):          # left by an earlier fit(X, model=...)
             del self.feature_names_in_
@@ -149,7 +149,7 @@ class _Cascade(ClassifierMixin, BaseEstimator):
     def _scores(self, X):
         check_is_fitted(self, "cascade_")
         if self.model_ is None:
-            return check_scores(X, n_models=self.cascade_.order.size)
+            return _check_scores(X, n_models=self.cascade_.order.size)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
         return self.forest_.contributions(X)
 
@@ -315,7 +315,7 @@ default="joint"
         f = sequential_sum(base, F)
         yhat = f >= beta
         joint = isinstance(self.ordering, str) and self.ordering == "joint"
-        fixed = None if joint else resolve_order(self.ordering, F, base, f, self.random_state)
+        fixed = None if joint else _resolve_order(self.ordering, F, base, f, self.random_state)
         rate = self.alpha if self.budget_rule == "per_step_rate" else None
         Ft = np.ascontiguousarray(F.T)
         g = np.full(N, float(base))               # partial sums of every example
@@ -485,7 +485,7 @@ default="individual_mse"
         N, T = F.shape
         beta = float(self.decision_threshold)
         f = sequential_sum(base, F)
-        order = resolve_order(self.ordering, F, base, f, self.random_state)
+        order = _resolve_order(self.ordering, F, base, f, self.random_state)
         G = partial_sums(F, base, order)
         alive = np.ones(N, dtype=bool)
         step_edges, step_lo, step_hi = [], [], []

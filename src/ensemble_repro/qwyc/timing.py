@@ -134,13 +134,56 @@ def _ptr(a):
 
 
 def never_stop(T: int, beta: float = 0.0) -> Cascade:
-    """The full ensemble as a cascade: natural order, no early stop."""
+    """The full ensemble as a cascade: natural order, no early stop.
+
+    Parameters
+    ----------
+    T : int
+        Number of base models.
+    beta : float, default=0.0
+        Decision threshold.
+
+    Returns
+    -------
+    Cascade
+
+    Examples
+    --------
+    >>> from ensemble_repro.qwyc import evaluate_cascade, never_stop
+    >>> evaluate_cascade(never_stop(3), np.array([[5.0, -1.0, -1.0]]), 0.0)
+    (array([ True]), array([3]))
+    """
     return Cascade.from_steps(np.arange(T), [[]] * (T - 1), [[-np.inf]] * (T - 1),
                               [[np.inf]] * (T - 1), beta)
 
 
 class CascadeTimer:
-    """Per-example evaluation of a fitted cascade on the trees of ``forest``, in C."""
+    """Per-example evaluation of a fitted cascade on the trees of ``forest``, in C.
+
+    Deployment-style timing for the QWYC paper's Tables 2-4: one example at a time, tree by
+    tree in the cascade's order, stopping as the cascade says. The C kernel is compiled on
+    first use (see the module docstring for the cache and its checks).
+
+    Parameters
+    ----------
+    forest : FlatForest
+        The model's trees (:func:`flatten_model`).
+    base : float
+        The model's initial score b0.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> from ensemble_repro.qwyc import CascadeTimer, QuitWhenYouCan, flatten_model
+    >>> X, y = make_classification(n_samples=300, random_state=0)
+    >>> gbt = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
+    >>> qwyc = QuitWhenYouCan(0.01).fit(X, model=gbt)
+    >>> base, forest = flatten_model(gbt)
+    >>> decision, n_evaluated, seconds = CascadeTimer(forest, base).run(qwyc.cascade_, X)
+    >>> bool((n_evaluated == qwyc.n_evaluated(X)).all())
+    True
+    """
 
     def __init__(self, forest: FlatForest, base: float):
         self.forest = forest
@@ -148,7 +191,24 @@ class CascadeTimer:
         self._lib = _library()
 
     def run(self, cascade: Cascade, X):
-        """``(decision, n_evaluated, seconds)`` for evaluating every row of ``X`` in turn."""
+        """Evaluate every row of ``X`` in turn with the cascade, timed.
+
+        Parameters
+        ----------
+        cascade : Cascade
+            A cascade over this forest's trees.
+        X : array-like of shape (N, n_features)
+            Examples.
+
+        Returns
+        -------
+        decision : ndarray of bool, shape (N,)
+            Early-exit decisions.
+        n_evaluated : ndarray of int, shape (N,)
+            Trees evaluated per example.
+        seconds : float
+            Wall time of the C loop over all N examples.
+        """
         fo = self.forest
         if cascade.order.size != fo.n_trees:
             raise ValueError(f"cascade has {cascade.order.size} steps but the forest "
@@ -172,8 +232,24 @@ class CascadeTimer:
         return dec.astype(bool), nev, seconds
 
     def per_example_times(self, cascades: dict, X, runs: int) -> dict:
-        """Mean per-example time of each named cascade in each of ``runs`` rounds; the
-        cascades take turns within a round so machine load affects them alike."""
+        """Mean per-example time of each named cascade in each of ``runs`` rounds.
+
+        The cascades take turns within a round so machine load affects them alike.
+
+        Parameters
+        ----------
+        cascades : dict
+            Name -> Cascade.
+        X : array-like of shape (N, n_features)
+            Examples.
+        runs : int
+            Rounds.
+
+        Returns
+        -------
+        dict
+            Name -> ndarray of shape (runs,), seconds per example in each round.
+        """
         out = {name: np.empty(runs) for name in cascades}
         n = np.asarray(X).shape[0]
         for r in range(runs):
