@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .beta import StoppingRule
 from ..rng import check_generator
+from .beta import StoppingRule
 from .energy import check_pool, efficiency, majority_vote_accuracy
 
 #: Default escape parameter MAXSTEP (energy evaluations) [I, spec §4.6].
@@ -24,9 +24,28 @@ _TOL = 1e-12
 class SelectionResult:
     """Outcome of one selection run.
 
-    ``trace`` has one row (energy evaluations so far, best accuracy so far) per improvement;
-    ``best_at`` is the evaluation at which the final best was found; ``stopped_by`` is one
-    of rule, maxstep, schedule, converged, exhausted.
+    Parameters
+    ----------
+    members : ndarray of int
+        Indices of the chosen members, ascending.
+    accuracy : float
+        Their majority-vote accuracy q (eq. 1).
+    cost : float
+        Their total cost (at most the budget).
+    evaluations : int
+        Energy evaluations the run made.
+    trace : ndarray of shape (k, 2)
+        One row (evaluations so far, best accuracy so far) per improvement.
+    best_at : int
+        Evaluation at which the final best was found.
+    stopped_by : {"rule", "maxstep", "schedule", "converged", "exhausted"}
+        Why the run ended.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import exhaustive
+    >>> exhaustive([0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0], 4.0).members
+    array([1, 2, 3])
     """
 
     members: np.ndarray
@@ -123,7 +142,30 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
     Items are ordered by accuracy; q is increasing in every p_i, so completing a partial set
     with the next most accurate items bounds its subtree (and solves it when affordable).
     A member is never chosen over a skipped one that is at least as accurate and as cheap.
-    ``evaluations`` counts bound and leaf energies. ``random_state`` is unused (deterministic).
+    ``evaluations`` counts bound and leaf energies.
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies, in [0, 1].
+    t : array-like of shape (n,)
+        Member costs, finite and > 0.
+    budget : float
+        Total cost allowed (the paper's T).
+    random_state : None, int, RandomState or Generator, default=None
+        Unused (deterministic); accepted so every strategy has the same signature.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import exhaustive
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> res = exhaustive(p, t, 4.0)     # three cheap members beat the best one
+    >>> res.members, res.accuracy, res.cost
+    (array([1, 2, 3]), 0.84375, 3.0)
     """
     p, t, budget = check_pool(p, t, budget)
     cap = budget * (1 + _TOL)
@@ -188,6 +230,37 @@ def greedy_forward(p, t, budget, *, random_state=None, key="accuracy", step=2,
     ``key='accuracy'``: the extension maximising q is chosen (the paper's rule); ``'usefulness'``:
     the next items by p/t (eq. 4) that fit. ``step=2`` extends by pairs so only odd sizes are
     compared (Lemma I.1) [I]; ``step=1`` is the literal one-at-a-time rule.
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies, in [0, 1].
+    t : array-like of shape (n,)
+        Member costs, finite and > 0.
+    budget : float
+        Total cost allowed (the paper's T).
+    random_state : None, int, RandomState or Generator, default=None
+        Unused (deterministic); accepted so every strategy has the same signature.
+    key : {"accuracy", "usefulness"}, default="accuracy"
+        How the extension is chosen.
+    step : {1, 2}, default=2
+        Members added per extension.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Even-sized candidates are scored without their least accurate member (Lemma I.1:
+        that never loses) or as they are.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import greedy_forward
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> greedy_forward(p, t, 4.0).members       # the best member takes the whole budget
+    array([0])
+    >>> greedy_forward(p, t, 4.0, key="usefulness").members
+    array([1, 2, 3])
     """
     p, t, budget = check_pool(p, t, budget)
     if key not in ("accuracy", "usefulness"):
@@ -230,12 +303,40 @@ def greedy_forward(p, t, budget, *, random_state=None, key="accuracy", step=2,
     return search.result("converged")
 
 
-def greedy_backward(p, t, budget, *, random_state=None, key="accuracy", even="drop_min") -> SelectionResult:
+def greedy_backward(p, t, budget, *, random_state=None, key="accuracy",
+                    even="drop_min") -> SelectionResult:
     """Backward selection (section II): start from the whole pool and leave the worst out.
 
     Members are removed one at a time until the set is affordable, then while removal raises
     q. ``key='accuracy'``: remove the member whose removal leaves the highest q (the paper's
     rule); ``'usefulness'``: remove the smallest p/t (eq. 4).
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies, in [0, 1].
+    t : array-like of shape (n,)
+        Member costs, finite and > 0.
+    budget : float
+        Total cost allowed (the paper's T).
+    random_state : None, int, RandomState or Generator, default=None
+        Unused (deterministic); accepted so every strategy has the same signature.
+    key : {"accuracy", "usefulness"}, default="accuracy"
+        How the member to remove is chosen.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Even-sized candidates are scored without their least accurate member (Lemma I.1:
+        that never loses) or as they are.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import greedy_backward
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> greedy_backward(p, t, 4.0, key="usefulness").members
+    array([1, 2, 3])
     """
     p, t, budget = check_pool(p, t, budget)
     if key not in ("accuracy", "usefulness"):
@@ -318,6 +419,40 @@ def monte_carlo(p, t, budget, *, random_state=None, sampler="uniform_size", even
     draws an odd size uniformly and fills it with items in random order that fit;
     ``bernoulli`` keeps each item with probability 1/2, repaired by dropping, in random
     order, the members that no longer fit.
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies, in [0, 1].
+    t : array-like of shape (n,)
+        Member costs, finite and > 0.
+    budget : float
+        Total cost allowed (the paper's T).
+    random_state : None, int, RandomState or Generator, default=None
+        Seed (scikit-learn's convention).
+    sampler : {"uniform_size", "uniform_subset", "bernoulli"}, default="uniform_size"
+        How random ensembles are drawn.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Even-sized candidates are scored without their least accurate member (Lemma I.1:
+        that never loses) or as they are.
+    stop : StoppingRule, optional
+        Stop at the first ensemble reaching the rule's threshold (section IV).
+    maxstep : int or None, default=MAXSTEP
+        Escape parameter: at most this many energy evaluations.
+    batch : int, default=256
+        Ensembles drawn per vectorised round.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import monte_carlo
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> res = monte_carlo(p, t, 4.0, random_state=0, maxstep=50)
+    >>> res.members, res.evaluations, res.stopped_by
+    (array([1, 2, 3]), 50, 'maxstep')
     """
     p, t, budget = check_pool(p, t, budget)
     rng = check_generator(random_state)
@@ -354,6 +489,47 @@ def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward
     Geometric schedule τ ← ρτ every ``moves_per_temp`` moves (default n); τ₀ accepts about
     ``accept0`` of worsening moves, estimated from ``probe_moves`` random moves (counted as
     evaluations); stops at τ < tmin_ratio·τ₀, MAXSTEP evaluations or the stopping rule.
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies, in [0, 1].
+    t : array-like of shape (n,)
+        Member costs, finite and > 0.
+    budget : float
+        Total cost allowed (the paper's T).
+    random_state : None, int, RandomState or Generator, default=None
+        Seed (scikit-learn's convention).
+    init : {"greedy_forward", "empty"}, default="greedy_forward"
+        Start from the usefulness-greedy ensemble (its evaluations count) or from nothing.
+    rho : float in (0, 1), default=0.95
+        Cooling factor.
+    moves_per_temp : int, optional
+        Moves per temperature (default: n).
+    accept0 : float in (0, 1), default=0.8
+        Initial acceptance rate of worsening moves.
+    tmin_ratio : float in (0, 1), default=1e-4
+        Final temperature as a fraction of the initial one.
+    probe_moves : int, default=100
+        Random moves used to set the initial temperature.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Even-sized candidates are scored without their least accurate member (Lemma I.1:
+        that never loses) or as they are.
+    stop : StoppingRule, optional
+        Stop at the first ensemble reaching the rule's threshold (section IV).
+    maxstep : int or None, default=MAXSTEP
+        Escape parameter: at most this many energy evaluations.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import simulated_annealing
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> simulated_annealing(p, t, 4.0, random_state=0, maxstep=50).members
+    array([1, 2, 3])
     """
     p, t, budget = check_pool(p, t, budget)
     if init not in ("greedy_forward", "empty"):
@@ -404,7 +580,8 @@ def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward
     return search.result("schedule")
 
 
-def stochastic_search(p, t, budget, *, random_state=None, evaluate="odd_prefixes", even="drop_min",
+def stochastic_search(p, t, budget, *, random_state=None, evaluate="odd_prefixes",
+                      even="drop_min",
                       stop: StoppingRule | None = None, maxstep=MAXSTEP,
                       batch=64) -> SelectionResult:
     """The paper's Algorithm 1: random constructions driven by the efficiency of eq. (5).
@@ -415,6 +592,40 @@ def stochastic_search(p, t, budget, *, random_state=None, evaluate="odd_prefixes
     ``final`` only the finished, maximal ensemble (it misses optima that leave budget unused).
     ``batch`` constructions are drawn at once (vectorised); evaluations stop exactly at
     MAXSTEP or at the first ensemble passing the stopping rule.
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies, in [0, 1].
+    t : array-like of shape (n,)
+        Member costs, finite and > 0.
+    budget : float
+        Total cost allowed (the paper's T).
+    random_state : None, int, RandomState or Generator, default=None
+        Seed (scikit-learn's convention).
+    evaluate : {"odd_prefixes", "final"}, default="odd_prefixes"
+        Which ensembles of a construction are scored.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Even-sized candidates are scored without their least accurate member (Lemma I.1:
+        that never loses) or as they are.
+    stop : StoppingRule, optional
+        Stop at the first ensemble reaching the rule's threshold (section IV).
+    maxstep : int or None, default=MAXSTEP
+        Escape parameter: at most this many energy evaluations.
+    batch : int, default=64
+        Constructions drawn per vectorised round.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import stochastic_search
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> res = stochastic_search(p, t, 4.0, random_state=0, maxstep=50)
+    >>> res.members, round(res.accuracy, 5)
+    (array([1, 2, 3]), 0.84375)
     """
     p, t, budget = check_pool(p, t, budget)
     if evaluate not in ("final", "odd_prefixes"):
