@@ -146,12 +146,8 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
 
     Parameters
     ----------
-    p : array-like of shape (n,)
-        Member accuracies, in [0, 1].
-    t : array-like of shape (n,)
-        Member costs, finite and > 0.
-    budget : float
-        Total cost allowed (the paper's T).
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
     random_state : None, int, RandomState or Generator, default=None
         Unused (deterministic); accepted so every strategy has the same signature.
 
@@ -233,12 +229,8 @@ def greedy_forward(p, t, budget, *, random_state=None, key="accuracy", step=2,
 
     Parameters
     ----------
-    p : array-like of shape (n,)
-        Member accuracies, in [0, 1].
-    t : array-like of shape (n,)
-        Member costs, finite and > 0.
-    budget : float
-        Total cost allowed (the paper's T).
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
     random_state : None, int, RandomState or Generator, default=None
         Unused (deterministic); accepted so every strategy has the same signature.
     key : {"accuracy", "usefulness"}, default="accuracy"
@@ -246,8 +238,7 @@ def greedy_forward(p, t, budget, *, random_state=None, key="accuracy", step=2,
     step : {1, 2}, default=2
         Members added per extension.
     even : {"drop_min", "strict"}, default="drop_min"
-        Even-sized candidates are scored without their least accurate member (Lemma I.1:
-        that never loses) or as they are.
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
 
     Returns
     -------
@@ -313,19 +304,14 @@ def greedy_backward(p, t, budget, *, random_state=None, key="accuracy",
 
     Parameters
     ----------
-    p : array-like of shape (n,)
-        Member accuracies, in [0, 1].
-    t : array-like of shape (n,)
-        Member costs, finite and > 0.
-    budget : float
-        Total cost allowed (the paper's T).
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
     random_state : None, int, RandomState or Generator, default=None
         Unused (deterministic); accepted so every strategy has the same signature.
     key : {"accuracy", "usefulness"}, default="accuracy"
         How the member to remove is chosen.
     even : {"drop_min", "strict"}, default="drop_min"
-        Even-sized candidates are scored without their least accurate member (Lemma I.1:
-        that never loses) or as they are.
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
 
     Returns
     -------
@@ -422,23 +408,16 @@ def monte_carlo(p, t, budget, *, random_state=None, sampler="uniform_size", even
 
     Parameters
     ----------
-    p : array-like of shape (n,)
-        Member accuracies, in [0, 1].
-    t : array-like of shape (n,)
-        Member costs, finite and > 0.
-    budget : float
-        Total cost allowed (the paper's T).
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
     random_state : None, int, RandomState or Generator, default=None
         Seed (scikit-learn's convention).
     sampler : {"uniform_size", "uniform_subset", "bernoulli"}, default="uniform_size"
         How random ensembles are drawn.
     even : {"drop_min", "strict"}, default="drop_min"
-        Even-sized candidates are scored without their least accurate member (Lemma I.1:
-        that never loses) or as they are.
-    stop : StoppingRule, optional
-        Stop at the first ensemble reaching the rule's threshold (section IV).
-    maxstep : int or None, default=MAXSTEP
-        Escape parameter: at most this many energy evaluations.
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
+    stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
     batch : int, default=256
         Ensembles drawn per vectorised round.
 
@@ -492,12 +471,8 @@ def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward
 
     Parameters
     ----------
-    p : array-like of shape (n,)
-        Member accuracies, in [0, 1].
-    t : array-like of shape (n,)
-        Member costs, finite and > 0.
-    budget : float
-        Total cost allowed (the paper's T).
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
     random_state : None, int, RandomState or Generator, default=None
         Seed (scikit-learn's convention).
     init : {"greedy_forward", "empty"}, default="greedy_forward"
@@ -513,12 +488,9 @@ def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward
     probe_moves : int, default=100
         Random moves used to set the initial temperature.
     even : {"drop_min", "strict"}, default="drop_min"
-        Even-sized candidates are scored without their least accurate member (Lemma I.1:
-        that never loses) or as they are.
-    stop : StoppingRule, optional
-        Stop at the first ensemble reaching the rule's threshold (section IV).
-    maxstep : int or None, default=MAXSTEP
-        Escape parameter: at most this many energy evaluations.
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
+    stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
 
     Returns
     -------
@@ -595,23 +567,16 @@ def stochastic_search(p, t, budget, *, random_state=None, evaluate="odd_prefixes
 
     Parameters
     ----------
-    p : array-like of shape (n,)
-        Member accuracies, in [0, 1].
-    t : array-like of shape (n,)
-        Member costs, finite and > 0.
-    budget : float
-        Total cost allowed (the paper's T).
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
     random_state : None, int, RandomState or Generator, default=None
         Seed (scikit-learn's convention).
     evaluate : {"odd_prefixes", "final"}, default="odd_prefixes"
         Which ensembles of a construction are scored.
     even : {"drop_min", "strict"}, default="drop_min"
-        Even-sized candidates are scored without their least accurate member (Lemma I.1:
-        that never loses) or as they are.
-    stop : StoppingRule, optional
-        Stop at the first ensemble reaching the rule's threshold (section IV).
-    maxstep : int or None, default=MAXSTEP
-        Escape parameter: at most this many energy evaluations.
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
+    stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
     batch : int, default=64
         Constructions drawn per vectorised round.
 

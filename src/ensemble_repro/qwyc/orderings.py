@@ -113,12 +113,8 @@ def greedy_mse_order(F: np.ndarray, base: float, f: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    F : ndarray of shape (N, T)
-        Per-model scores.
-    base : float
-        Initial score b0.
-    f : ndarray of shape (N,)
-        Full ensemble scores.
+    F, base, f : ndarray of shape (N, T), float, ndarray of shape (N,)
+        Per-model scores, initial score b0 and full ensemble scores.
 
     Returns
     -------
@@ -127,8 +123,8 @@ def greedy_mse_order(F: np.ndarray, base: float, f: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> from ensemble_repro.qwyc import greedy_mse_order
-    >>> F = np.array([[0.1, 1.0, 0.4], [-0.1, -1.0, -0.5]])
-    >>> greedy_mse_order(F, 0.0, F.sum(axis=1))
+    >>> greedy_mse_order(np.array([[0.1, 1.0, 0.4], [-0.1, -1.0, -0.5]]), 0.0,
+    ...                  np.array([1.5, -1.6]))
     array([1, 2, 0])
     """
     T = F.shape[1]
