@@ -172,3 +172,22 @@ def test_cascade_timer_importable_from_package():
     from ensemble_repro.qwyc import CascadeTimer
     from ensemble_repro.qwyc.timing import CascadeTimer as T
     assert CascadeTimer is T
+
+
+def test_tags_say_y_is_not_needed():
+    assert QuitWhenYouCan(0.0).__sklearn_tags__().target_tags.required is False
+    assert FanEarlyStopping(1.0).__sklearn_tags__().estimator_type == "classifier"
+
+
+def test_fit_from_model_checks_features_and_allows_nan_like_the_model(data):
+    X, y = data
+    X = X.copy()
+    X[::7, 2] = np.nan                                   # HistGradientBoosting routes NaN
+    gbt = HistGradientBoostingClassifier(max_iter=15, random_state=0).fit(X, y)
+    q = QuitWhenYouCan(0.0).fit(X, model=gbt)
+    assert np.array_equal(q.predict(X), gbt.predict(X))
+    with pytest.raises(ValueError, match="X has 5 features, but HistGradientBoostingClassifier is "
+                                         "expecting 6 features"):
+        QuitWhenYouCan(0.0).fit(X[:, :5], model=gbt)
+    with pytest.raises(ValueError, match="X has 5 features, but QuitWhenYouCan is expecting 6"):
+        q.predict(X[:, :5])

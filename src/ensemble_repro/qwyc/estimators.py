@@ -89,6 +89,11 @@ class _Cascade(ClassifierMixin, BaseEstimator):
     Subclasses implement ``_fit_cascade(base, F)``, which sets ``order_`` and ``cascade_``.
     """
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False       # fitted to imitate the model, not to fit y
+        return tags
+
     def fit(self, X, y=None, *, model=None):
         """Fit the cascade on the examples ``X`` scored by the fitted boosted classifier ``model``.
 
