@@ -191,3 +191,11 @@ def test_fit_from_model_checks_features_and_allows_nan_like_the_model(data):
         QuitWhenYouCan(0.0).fit(X[:, :5], model=gbt)
     with pytest.raises(ValueError, match="X has 5 features, but QuitWhenYouCan is expecting 6"):
         q.predict(X[:, :5])
+
+
+def test_bad_costs_name_value_and_position():
+    F = np.random.default_rng(1).normal(size=(30, 4))
+    with pytest.raises(ValueError, match=r"costs must be finite and > 0; got nan at index 2"):
+        QuitWhenYouCan(0.0, costs=[1.0, 1.0, np.nan, 1.0]).fit_scores(0.0, F)
+    with pytest.raises(ValueError, match=r"costs must be None or 4 values.*got shape \(3,\)"):
+        QuitWhenYouCan(0.0, costs=[1.0, 1.0, 1.0]).fit_scores(0.0, F)

@@ -302,8 +302,12 @@ default="joint"
         if self.costs is None:
             return np.ones(T)
         c = np.asarray(self.costs, dtype=np.float64)
-        if c.shape != (T,) or not np.all(np.isfinite(c)) or np.any(c <= 0):
-            raise ValueError(f"costs must be None or {T} finite values > 0 (one per base model)")
+        if c.shape != (T,):
+            raise ValueError(f"costs must be None or {T} values, one per base model (column of "
+                             f"F); got shape {c.shape}")
+        bad = np.flatnonzero(~(np.isfinite(c) & (c > 0)))
+        if bad.size:
+            raise ValueError(f"costs must be finite and > 0; got {c[bad[0]]} at index {bad[0]}")
         return c
 
     def _budget(self, r, used, N, T):
