@@ -30,13 +30,13 @@ with threadpool_limits(1):
     t2 = time.perf_counter()
     print(f"N={F.shape[0]} T={F.shape[1]}: GBT training {t1 - t0:.1f} s, tree_scores {t2 - t1:.1f} s")
     t0 = time.perf_counter()
-    FanEarlyStopping(1.0).fit(F, base)
+    FanEarlyStopping(1.0).fit_scores(base, F)
     print(f"Fan* fit (one gamma): {time.perf_counter() - t0:.1f} s")
     for a in alphas:
         t0 = time.perf_counter()
-        nat = QuitWhenYouCan(a, ordering="natural").fit(F, base)
+        nat = QuitWhenYouCan(a, ordering="natural").fit_scores(base, F)
         t1 = time.perf_counter()
-        joint = QuitWhenYouCan(a).fit(F, base)
+        joint = QuitWhenYouCan(a).fit_scores(base, F)
         t2 = time.perf_counter()
         print(f"alpha={a}: QWYC* fit {t2 - t1:.1f} s ({(t2 - t1) / 60:.2f} of the 60 s target; "
               f"{(t2 - t1) / (t1 - t0):.0f}x the natural-order fit of {t1 - t0:.2f} s); "

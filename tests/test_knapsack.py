@@ -138,7 +138,7 @@ def test_search_reaches_optimum_on_small_pools():
         p, t, budget = random_pool(rng, 10)
         opt = exhaustive(p, t, budget).accuracy
         for name in hits:
-            res = STRATEGIES[name](p, t, budget, seed=k, maxstep=2000)
+            res = STRATEGIES[name](p, t, budget, random_state=k, maxstep=2000)
             assert res.cost <= budget * (1 + 1e-12)
             assert res.accuracy <= opt + 1e-12
             hits[name] += res.accuracy >= opt - 1e-12
@@ -153,8 +153,8 @@ def test_feasible_and_seeded(name):
     for _ in range(5):
         p, t, budget = random_pool(rng, 15)
         kw = {} if name.startswith("greedy") else {"maxstep": 500}
-        a = STRATEGIES[name](p, t, budget, seed=5, **kw)
-        b = STRATEGIES[name](p, t, budget, seed=5, **kw)
+        a = STRATEGIES[name](p, t, budget, random_state=5, **kw)
+        b = STRATEGIES[name](p, t, budget, random_state=5, **kw)
         assert a.cost <= budget * (1 + 1e-12) and t[a.members].sum() == pytest.approx(a.cost)
         assert np.array_equal(a.members, b.members) and a.evaluations == b.evaluations
         assert a.accuracy == pytest.approx(majority_vote_accuracy(p[a.members]))
@@ -167,8 +167,8 @@ def test_stopping_rule_truncates_the_same_run(name):
     rng = np.random.default_rng(11)
     p, t = rng.beta(8, 4, 30), np.ones(30)
     rule = stopping_rule(p, t, 9.0, STOP=0.05)
-    free = STRATEGIES[name](p, t, 9.0, seed=3, maxstep=3000)
-    stopped = STRATEGIES[name](p, t, 9.0, seed=3, maxstep=3000, stop=rule)
+    free = STRATEGIES[name](p, t, 9.0, random_state=3, maxstep=3000)
+    stopped = STRATEGIES[name](p, t, 9.0, random_state=3, maxstep=3000, stop=rule)
     reach = free.trace[rule.reached(free.trace[:, 1])]
     if reach.size:                    # the rule stops exactly where the free run first passed it
         assert stopped.stopped_by == "rule"
@@ -193,7 +193,7 @@ def test_monte_carlo_samplers_feasible_and_use_the_whole_budget(sampler):
     rng = np.random.default_rng(17)
     for _ in range(5):
         p, t, budget = random_pool(rng, 12)
-        res = monte_carlo(p, t, budget, seed=1, sampler=sampler, maxstep=300)
+        res = monte_carlo(p, t, budget, random_state=1, sampler=sampler, maxstep=300)
         assert res.cost <= budget * (1 + 1e-12)                  # over-budget draws are rejected
         assert res.evaluations == 300 and res.stopped_by == "maxstep"
         assert res.accuracy == pytest.approx(majority_vote_accuracy(p[res.members]))
@@ -262,7 +262,7 @@ def test_rule_reached_when_q_rounds_below_a_threshold_of_one():
     p, t = np.full(15, 0.99), np.ones(15)
     q = majority_vote_accuracy(p)
     assert 1 - 1e-12 < q < 1.0 and rule.reached(q) and not rule.reached(1 - 1e-9)
-    res = simulated_annealing(p, t, 15.0, seed=0, stop=rule, maxstep=500)
+    res = simulated_annealing(p, t, 15.0, random_state=0, stop=rule, maxstep=500)
     assert res.stopped_by == "rule" and res.evaluations < 500
 
 
@@ -293,7 +293,7 @@ def test_pool_builds_with_more_features_than_rows_and_constant_columns():
 ])
 def test_bad_input(name, p, t, budget, match):
     with pytest.raises(ValueError, match=match):
-        STRATEGIES[name](p, t, budget, seed=0)
+        STRATEGIES[name](p, t, budget, random_state=0)
 
 
 def test_bad_model_input():
@@ -313,3 +313,46 @@ def test_bad_model_input():
         simulated_annealing([0.6, 0.7], [1, 1], 2.0, init="random")
     with pytest.raises(ValueError, match="evaluate must be"):
         stochastic_search([0.6, 0.7], [1, 1], 2.0, evaluate="all")
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+@pytest.mark.parametrize("p,t,match", [
+    ([0.6, np.nan, 0.9], [1.0, 1.0, 1.0], r"p must contain accuracies in \[0, 1\]; got NaN at "
+                                          "index 1"),
+    ([0.6, 0.7, 0.9], [np.nan, 1.0, 1.0], "t must contain positive finite costs; got NaN at ind"),
+    ([0.6, 0.7, 0.9], [1.0, np.inf, 1.0], "t must contain positive finite costs; got inf at ind"),
+])
+def test_nan_is_named(name, p, t, match):
+    with pytest.raises(ValueError, match=match):
+        STRATEGIES[name](p, t, 2.0)
+
+
+def test_nan_is_named_by_the_model_functions():
+    with pytest.raises(ValueError, match=r"p must contain accuracies.*got NaN at index \(1, 0\)"):
+        majority_vote_accuracy([[0.6, 0.7, 0.8], [np.nan, 0.6, 0.6]])
+    with pytest.raises(ValueError, match="p must contain accuracies.*got NaN at index 2"):
+        fit_beta([0.6, 0.7, np.nan])
+    with pytest.raises(ValueError, match="t must contain positive finite costs; got NaN at index"):
+        stopping_rule([0.6, 0.7, 0.8], [1.0, np.nan, 1.0], 2.0)
+
+
+@pytest.mark.parametrize("name", ["monte_carlo", "simulated_annealing", "stochastic_search"])
+def test_random_state_follows_sklearn(name):
+    rng = np.random.default_rng(9)
+    p, t, budget = random_pool(rng, 12)
+
+    def run(rs):
+        res = STRATEGIES[name](p, t, budget, random_state=rs, maxstep=300)
+        return tuple(res.members), res.evaluations, res.trace.tobytes()
+
+    # an int seeds default_rng(int), as the former seed=int did: pipeline results unchanged
+    assert run(4) == run(np.random.default_rng(4)) == run(4)
+    assert run(np.random.RandomState(2)) == run(np.random.RandomState(2))
+    np.random.seed(5)
+    first = run(None)
+    np.random.seed(5)
+    assert run(None) == first                        # None draws from numpy's global RandomState
+    with pytest.raises(ValueError, match=r"random_state must be None, an int in \[0, 2\*\*32"):
+        run(-3)
+    with pytest.raises(TypeError, match="seed"):
+        STRATEGIES[name](p, t, budget, seed=1)

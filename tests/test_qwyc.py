@@ -138,7 +138,7 @@ def replay(model, F, base):
 def test_algorithm1_choice_is_brute_force_argmin_of_J(alpha):
     base, F = boosting_scores(N=80, T=7, seed=3)
     costs = np.linspace(1, 2, 7)
-    q = QuitWhenYouCan(alpha, costs=costs).fit(F, base)
+    q = QuitWhenYouCan(alpha, costs=costs).fit_scores(base, F)
     yhat = sequential_sum(base, F) >= 0
     used = 0
     for r, g, alive in replay(q, F, base):
@@ -159,7 +159,8 @@ def test_differences_within_budget_on_fitting_set(rule, split, ordering):
     base, F = boosting_scores(N=400, T=15, seed=5)
     full = sequential_sum(base, F) >= 0
     for alpha in (0.0, 0.01, 0.05):
-        q = QuitWhenYouCan(alpha, ordering=ordering, budget_rule=rule, side_split=split).fit(F, base)
+        q = QuitWhenYouCan(alpha, ordering=ordering, budget_rule=rule,
+                           side_split=split).fit_scores(base, F)
         dec, n_eval = q.evaluate(F)
         diffs = int((dec != full).sum())
         assert diffs == q.differences_ <= np.floor(alpha * 400)
@@ -172,15 +173,15 @@ def test_differences_within_budget_on_fitting_set(rule, split, ordering):
 def test_joint_order_beats_natural_on_fitting_set_and_stops_early():
     base, F = boosting_scores(N=500, T=20, seed=2)
     F = F[:, ::-1].copy()  # the useful models come last in the natural order
-    nj = QuitWhenYouCan(0.01).fit(F, base).n_evaluated(F).mean()
-    nn = QuitWhenYouCan(0.01, ordering="natural").fit(F, base).n_evaluated(F).mean()
+    nj = QuitWhenYouCan(0.01).fit_scores(base, F).n_evaluated(F).mean()
+    nn = QuitWhenYouCan(0.01, ordering="natural").fit_scores(base, F).n_evaluated(F).mean()
     assert nj < nn < 20
 
 
 def test_last_step_decides_with_full_score():
     _, F = boosting_scores(N=300, T=10, seed=7)
     base = 0.0
-    q = QuitWhenYouCan(0.0).fit(F, base)
+    q = QuitWhenYouCan(0.0).fit_scores(base, F)
     rng = np.random.default_rng(0)
     Fte = np.vstack([F + rng.normal(scale=0.5, size=F.shape), 1e-6 * F])  # tiny: undecided
     dec, n_eval = q.evaluate(Fte)
@@ -194,7 +195,7 @@ def test_last_step_decides_with_full_score():
 
 def test_decision_threshold_shifts_full_decision():
     base, F = boosting_scores(N=200, T=6, seed=4)
-    q = QuitWhenYouCan(0.0, decision_threshold=0.7).fit(F, base)
+    q = QuitWhenYouCan(0.0, decision_threshold=0.7).fit_scores(base, F)
     assert np.array_equal(q.predict(F), (sequential_sum(base, F) >= 0.7).astype(int))
 
 
@@ -216,9 +217,9 @@ def test_orderings_on_hand_made_example():
 def test_explicit_permutation_and_random_order_respected():
     base, F = boosting_scores(N=100, T=8, seed=1)
     perm = np.array([3, 1, 7, 0, 2, 6, 5, 4])
-    assert list(QuitWhenYouCan(0.0, ordering=perm).fit(F, base).order_) == list(perm)
-    a = QuitWhenYouCan(0.0, ordering="random", random_state=4).fit(F, base).order_
-    b = QuitWhenYouCan(0.0, ordering="random", random_state=4).fit(F, base).order_
+    assert list(QuitWhenYouCan(0.0, ordering=perm).fit_scores(base, F).order_) == list(perm)
+    a = QuitWhenYouCan(0.0, ordering="random", random_state=4).fit_scores(base, F).order_
+    b = QuitWhenYouCan(0.0, ordering="random", random_state=4).fit_scores(base, F).order_
     assert np.array_equal(a, b) and sorted(a) == list(range(8))
 
 
@@ -256,7 +257,7 @@ def test_fan_matches_naive_implementation():
     rng = np.random.default_rng(1)
     Fte = F[:60] + rng.normal(scale=0.3, size=(60, 8))
     for gamma in (0.0, 0.5, 2.0):
-        fan = FanEarlyStopping(gamma, n_bins=5, ordering="natural", min_bin_count=5).fit(F, base)
+        fan = FanEarlyStopping(gamma, n_bins=5, ordering="natural", min_bin_count=5).fit_scores(base, F)
         dec, n_eval = fan.evaluate(Fte)
         classify, _, _ = naive_fan(F, base, np.arange(8), gamma, 5, 5)
         Gte = partial_sums(Fte, base, np.arange(8))
@@ -269,9 +270,9 @@ def test_fan_gamma_extremes():
     base, F = boosting_scores(N=300, T=8, seed=8)
     full = sequential_sum(base, F) >= 0
     for gamma in (np.inf, 1e9):
-        dec, n_eval = FanEarlyStopping(gamma, ordering="natural").fit(F, base).evaluate(F)
+        dec, n_eval = FanEarlyStopping(gamma, ordering="natural").fit_scores(base, F).evaluate(F)
         assert np.all(n_eval == 8) and np.array_equal(dec, full)
-    fan0 = FanEarlyStopping(0.0, ordering="natural", min_bin_count=1).fit(F, base)
+    fan0 = FanEarlyStopping(0.0, ordering="natural", min_bin_count=1).fit_scores(base, F)
     dec, n_eval = fan0.evaluate(F)
     G = partial_sums(F, base, np.arange(8))
     for r in range(7):  # the first step whose binned mean is off the boundary stops
@@ -281,7 +282,7 @@ def test_fan_gamma_extremes():
         assert np.all(n_eval[decided] == r + 1)
         assert np.array_equal(dec[decided], pred[decided] > 0)
     # monotone: larger gamma never stops earlier on average
-    n = [FanEarlyStopping(g, ordering="natural").fit(F, base).n_evaluated(F).mean()
+    n = [FanEarlyStopping(g, ordering="natural").fit_scores(base, F).n_evaluated(F).mean()
          for g in (0, 1, 3)]
     assert n[0] <= n[1] <= n[2]
 
@@ -289,7 +290,7 @@ def test_fan_gamma_extremes():
 def test_fan_survivor_statistics_and_sigmoid_bins_run():
     base, F = boosting_scores(N=200, T=6, seed=9)
     for kw in ({"stats_on_survivors": True}, {"bin_kind": "equal_width", "bin_score": "sigmoid"}):
-        fan = FanEarlyStopping(1.0, **kw).fit(F, base)
+        fan = FanEarlyStopping(1.0, **kw).fit_scores(base, F)
         dec, n_eval = fan.evaluate(F)
         assert n_eval.mean() < 6
         assert np.array_equal(dec[n_eval == 6], (sequential_sum(base, F) >= 0)[n_eval == 6])
@@ -315,18 +316,18 @@ def test_bad_input_raises_value_error(kwargs, F_mod, match):
     if F_mod == "1d":
         F = F[:, 0]
     with pytest.raises(ValueError, match=match):
-        QuitWhenYouCan(**kwargs).fit(F, base)
+        QuitWhenYouCan(**kwargs).fit_scores(base, F)
 
 
 def test_bad_input_fan_and_predict():
     base, F = boosting_scores(N=30, T=6)
     with pytest.raises(ValueError, match="gamma"):
-        FanEarlyStopping(-1.0).fit(F, base)
+        FanEarlyStopping(-1.0).fit_scores(base, F)
     with pytest.raises(ValueError, match="n_bins"):
-        FanEarlyStopping(1.0, n_bins=0).fit(F, base)
+        FanEarlyStopping(1.0, n_bins=0).fit_scores(base, F)
     with pytest.raises(ValueError, match="base"):
-        FanEarlyStopping(1.0).fit(F, float("nan"))
-    q = QuitWhenYouCan(0.0).fit(F, base)
+        FanEarlyStopping(1.0).fit_scores(float("nan"), F)
+    q = QuitWhenYouCan(0.0).fit_scores(base, F)
     with pytest.raises(ValueError, match="6 columns"):
         q.predict(F[:, :5])
 
@@ -339,7 +340,8 @@ def test_c_evaluator_matches_vectorised_cascade(xy):
     base, forest = flatten_model(m)
     F, Fte = forest.contributions(X[:300]), forest.contributions(X[300:])
     timer = CascadeTimer(forest, base)
-    for est in (QuitWhenYouCan(0.01).fit(F, base), FanEarlyStopping(1.0).fit(F, base)):
+    for est in (QuitWhenYouCan(0.01), FanEarlyStopping(1.0)):
+        est.fit_scores(base, F)
         dec, n_eval = evaluate_cascade(est.cascade_, Fte, base)
         cdec, cn, seconds = timer.run(est.cascade_, X[300:])
         assert np.array_equal(dec, cdec) and np.array_equal(n_eval, cn) and seconds > 0
@@ -380,7 +382,7 @@ def test_sensitivity_fit_on_validation_fits_on_the_carve_out():
     Fv, Ft, base = arrays["F_validation"], arrays["F_test"], float(arrays["base"])
     full = sequential_sum(base, Ft) >= 0
     for r in pts[pts.method == "qwyc_joint"].itertuples():
-        est = QuitWhenYouCan(r.value).fit(Fv, base)
+        est = QuitWhenYouCan(r.value).fit_scores(base, Fv)
         dec, nev = est.evaluate(Ft)
         assert r.test_mean_evaluated == pytest.approx(nev.mean())
         assert r.test_differences_pct == pytest.approx(100 * np.mean(dec != full))

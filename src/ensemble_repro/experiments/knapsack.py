@@ -124,7 +124,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         for name, sampler, extra in plans:
             opts = {**search_options(name, cfg), **extra, "maxstep": budget}
             for k in range(adv["n_seeds"]):
-                res = STRATEGIES[name](p, t, 1.0, seed=seed + k, **opts)
+                res = STRATEGIES[name](p, t, 1.0, random_state=seed + k, **opts)
                 hit = res.trace[res.trace[:, 1] >= opt - _TOL]
                 runs.append({"n": n, "strategy": name, "sampler": sampler, "seed": seed + k,
                              "evaluations": res.evaluations, "accuracy": res.accuracy,
@@ -201,7 +201,7 @@ def selection_cell(p, t, budget_fraction: float, cfg: dict, seeds, correct=None)
     for name in SEARCHES:
         for v in variants:
             for s in seeds:
-                res, secs = _timed(STRATEGIES[name], p, t, budget, seed=int(s),
+                res, secs = _timed(STRATEGIES[name], p, t, budget, random_state=int(s),
                                    stop=rule_objs[v], **search_options(name, cfg))
                 row = _run_row(name, v, res, secs, opt, correct)
                 row["seed"] = int(s)

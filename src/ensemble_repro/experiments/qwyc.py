@@ -174,7 +174,7 @@ def _estimator(method: str, value: float, q: dict, rep: int, seed: int, F, base)
                               tie_break=q["tie_break"], random_state=rs)
     fan = q["fan"]
     if ordering == "joint":  # Fan's rule on the QWYC* ordering fitted with alpha = 0
-        ordering = _estimator("qwyc_joint", 0.0, q, rep, seed, F, base).fit(F, base).order_
+        ordering = _estimator("qwyc_joint", 0.0, q, rep, seed, F, base).fit_scores(base, F).order_
     return FanEarlyStopping(value, n_bins=fan["n_bins"], ordering=ordering,
                             bin_kind=fan["bin_kind"], stats_on_survivors=fan["stats_on_survivors"],
                             min_bin_count=fan["min_bin_count"], bin_score=fan["score"],
@@ -197,7 +197,7 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
         for rep in range(reps):
             for value in grid:
                 t0 = time.perf_counter()
-                est = _estimator(method, value, q, rep, seed, F, base).fit(F, base)
+                est = _estimator(method, value, q, rep, seed, F, base).fit_scores(base, F)
                 secs = time.perf_counter() - t0
                 dfit, nfit = est.evaluate(F)
                 dte, nte = est.evaluate(Fte)
@@ -272,7 +272,7 @@ def timing_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) -
         for target in q["timing"]["target_differences"]:
             for method in ("fan_individual_mse", "qwyc_joint"):
                 pt = _pick(sweeps[sweeps.method == method], 100 * target)
-                est = _estimator(method, pt.value, q, 0, seed, F, base).fit(F, base)
+                est = _estimator(method, pt.value, q, 0, seed, F, base).fit_scores(base, F)
                 cascades[(method, pt.param, pt.value, target)] = est.cascade_
         full_dec = sequential_sum(base, arrays["F_test"]) >= q["decision_threshold"]
         times = timer.per_example_times(cascades, X, q["timing"]["runs"])

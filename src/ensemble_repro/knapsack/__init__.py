@@ -6,8 +6,9 @@ Energy (eq. 1) and efficiency (eq. 5) in :mod:`.energy`; the Beta model and stop
 """
 
 from .beta import StoppingRule, affordable_size, fit_beta, q_moments, stopping_rule
-from .energy import correct_count_distribution, efficiency, majority_vote_accuracy, q_identical
-from .strategies import (STRATEGIES, SelectionResult, check_pool, exhaustive, greedy_backward,
+from .energy import (check_pool, correct_count_distribution, efficiency, majority_vote_accuracy,
+                     q_identical)
+from .strategies import (STRATEGIES, SelectionResult, exhaustive, greedy_backward,
                          greedy_forward, monte_carlo, simulated_annealing, stochastic_search)
 
 __all__ = [

@@ -12,11 +12,31 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .energy import _check_probabilities
+from .energy import _check_probabilities, check_pool
 
 
 def fit_beta(p, method: str = "moments") -> tuple[float, float]:
-    """Fit Beta(a, b) to pool accuracies ``p`` by the method of moments or maximum likelihood [I]."""
+    """Fit Beta(a, b) to pool accuracies ``p`` (Hajdu et al. section IV) [I].
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies, at least 2, not all equal.
+    method : {"moments", "mle"}, default="moments"
+        Method of moments, or maximum likelihood (scipy).
+
+    Returns
+    -------
+    a, b : float
+        Beta parameters.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import fit_beta
+    >>> a, b = fit_beta([0.6, 0.7, 0.65, 0.8, 0.75])
+    >>> round(a / (a + b), 4)                 # the mean accuracy
+    0.7
+    """
     p = np.asarray(p, dtype=float)
     if p.ndim != 1 or p.size < 2:
         raise ValueError(f"p must be a 1-D array of at least 2 accuracies; got shape {p.shape}")
@@ -42,6 +62,25 @@ def q_moments(ell: int, a: float, b: float) -> tuple[float, float]:
 
     E[q_ℓ] = P(Bin(ℓ, μ) > ℓ/2); E[q_ℓ²] = P(S > ℓ/2, S' > ℓ/2) for two replays S, S' that
     share the member accuracies, computed by a 2-D dynamic programme over (S, S') in O(ℓ³).
+
+    Parameters
+    ----------
+    ell : int
+        Ensemble size ℓ >= 1.
+    a, b : float
+        Beta parameters (> 0).
+
+    Returns
+    -------
+    mean, var : float
+        E[q_ℓ] and Var[q_ℓ].
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import q_moments
+    >>> mean, var = q_moments(3, 6.0, 4.0)
+    >>> round(mean, 4), round(var, 5)
+    (0.648, 0.01518)
     """
     if int(ell) != ell or ell < 1:
         raise ValueError(f"ell must be a positive integer ensemble size; got {ell!r}")
@@ -70,6 +109,28 @@ def affordable_size(p, t, budget: float, a: float, b: float, method: str = "mean
 
     ``mean_cost``: T / mean(t). ``time_profile``: costs modelled as t = c(1 − p) (the paper's
     profile λ = 1 − p), c fitted by least squares, so E[t] = c·b/(a + b) under Beta(a, b).
+
+    Parameters
+    ----------
+    p, t : array-like of shape (n,)
+        Member accuracies and costs.
+    budget : float
+        Total cost allowed.
+    a, b : float
+        Beta fit of ``p``.
+    method : {"mean_cost", "time_profile"}, default="mean_cost"
+        Cost model.
+
+    Returns
+    -------
+    int
+        ℓ_T, odd, between 1 and n.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import affordable_size
+    >>> affordable_size([0.6, 0.7, 0.8, 0.7], [1.0, 1.0, 1.0, 1.0], 4.0, 6.0, 4.0)
+    3
     """
     p, t = np.asarray(p, dtype=float), np.asarray(t, dtype=float)
     if method == "mean_cost":
@@ -94,6 +155,26 @@ class StoppingRule:
     right-side hypothesis). ``left_tail``: the STOP quantile (P(q_{ℓ_T} < q*) ≥ STOP; the
     left-side hypothesis the paper's section VI says its experiments used, for q near 1).
     ``expected``: threshold = E[q_{ℓ_T}].
+
+    Parameters
+    ----------
+    rule : {"tail", "left_tail", "expected"}
+        Which test (above).
+    threshold : float
+        Accuracy at which a search stops.
+    ell_T : int
+        Affordable ensemble size ℓ_T.
+    mean, var : float
+        E[q_{ℓ_T}] and Var[q_{ℓ_T}].
+    a, b : float
+        Beta fit of the pool's accuracies.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import StoppingRule
+    >>> rule = StoppingRule("expected", 0.8, 3, 0.8, 0.01, 8.0, 2.0)
+    >>> rule.reached([0.79, 0.8, 0.9])
+    array([False,  True,  True])
     """
 
     rule: str
@@ -105,18 +186,60 @@ class StoppingRule:
     b: float
 
     def reached(self, best):
-        """True where ``best`` reaches the threshold (1e-12 slack: q near 1 is rounded in the DP)."""
+        """True where ``best`` reaches the threshold (1e-12 slack: q near 1 is rounded in the DP).
+
+        Parameters
+        ----------
+        best : float or array-like
+            Best accuracies found.
+
+        Returns
+        -------
+        bool or ndarray of bool
+        """
         return np.asarray(best) >= self.threshold - 1e-12
 
 
 def stopping_rule(p, t, budget: float, *, rule: str = "tail", STOP: float = 0.05,
                   beta_fit: str = "moments", size_estimate: str = "mean_cost",
                   tail_law: str = "beta") -> StoppingRule:
-    """Build the stopping rule of a pool from its Beta fit (the paper's STOP parameter)."""
+    """Build the stopping rule of a pool from its Beta fit (section IV, the STOP parameter).
+
+    Parameters
+    ----------
+    p, t : array-like of shape (n,)
+        Member accuracies and costs (validated as by :func:`check_pool`).
+    budget : float
+        Total cost allowed.
+    rule : {"tail", "left_tail", "expected"}, default="tail"
+        Which test (see :class:`StoppingRule`).
+    STOP : float in (0, 1), default=0.05
+        The paper's STOP level.
+    beta_fit : {"moments", "mle"}, default="moments"
+        How the Beta law is fitted.
+    size_estimate : {"mean_cost", "time_profile"}, default="mean_cost"
+        How ℓ_T is estimated (:func:`affordable_size`).
+    tail_law : {"beta", "normal"}, default="beta"
+        Law of q_{ℓ_T} whose quantile is the threshold.
+
+    Returns
+    -------
+    StoppingRule
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import simulated_annealing, stopping_rule
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> rule = stopping_rule(p, t, 4.0, rule="expected")
+    >>> res = simulated_annealing(p, t, 4.0, random_state=0, stop=rule)
+    >>> res.stopped_by, res.evaluations
+    ('rule', 2)
+    """
     if rule not in ("tail", "left_tail", "expected"):
         raise ValueError(f"rule must be 'tail', 'left_tail' or 'expected'; got {rule!r}")
     if not 0 < STOP < 1:
         raise ValueError(f"STOP must be a level in (0, 1); got {STOP!r}")
+    p, t, budget = check_pool(p, t, budget)
     a, b = fit_beta(p, beta_fit)
     ell = affordable_size(p, t, budget, a, b, size_estimate)
     mean, var = q_moments(ell, a, b)

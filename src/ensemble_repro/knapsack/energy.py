@@ -10,17 +10,95 @@ import numpy as np
 from scipy import stats
 
 
+def _nonfinite(a: np.ndarray) -> str:
+    """'NaN at index 3' (or inf) for the first non-finite entry of ``a``, '' if none."""
+    bad = np.argwhere(~np.isfinite(a))
+    if not bad.size:
+        return ""
+    idx = tuple(int(i) for i in bad[0])
+    return f"{'NaN' if np.isnan(a[idx]) else a[idx]} at index {idx[0] if len(idx) == 1 else idx}"
+
+
 def _check_probabilities(p: np.ndarray, name: str = "p") -> None:
-    if p.size and (not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1):
+    bad = _nonfinite(p)
+    if bad:
+        raise ValueError(f"{name} must contain accuracies in [0, 1]; got {bad} (measure every "
+                         "member's accuracy, or leave the member out)")
+    if p.size and (p.min() < 0 or p.max() > 1):
         raise ValueError(f"{name} must contain accuracies in [0, 1]; got values in "
-                         f"[{np.nanmin(p):.4g}, {np.nanmax(p):.4g}]")
+                         f"[{p.min():.4g}, {p.max():.4g}]")
+
+
+def check_pool(p, t, budget) -> tuple[np.ndarray, np.ndarray, float]:
+    """Validate a pool: accuracies in [0, 1], positive costs of the same length, a usable budget.
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies.
+    t : array-like of shape (n,)
+        Member costs, finite and > 0.
+    budget : float
+        Total cost allowed; at least the cheapest member's cost.
+
+    Returns
+    -------
+    p, t : ndarray of float of shape (n,)
+    budget : float
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import check_pool
+    >>> check_pool([0.6, 0.7], [1, 2], 2)
+    (array([0.6, 0.7]), array([1., 2.]), 2.0)
+    >>> check_pool([0.6, float("nan")], [1, 2], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: p must contain accuracies in [0, 1]; got NaN at index 1 (measure every member's \
+accuracy, or leave the member out)
+    """
+    p = np.asarray(p, dtype=float)
+    t = np.asarray(t, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError("p must be a non-empty 1-D array of member accuracies; got shape "
+                         f"{p.shape}")
+    if t.shape != p.shape:
+        raise ValueError(f"t must have one cost per member: p has {p.size} entries, t has shape "
+                         f"{t.shape}")
+    _check_probabilities(p)
+    bad = _nonfinite(t)
+    if bad or t.min() <= 0:
+        got = bad or f"minimum {t.min():.4g}"
+        raise ValueError(f"t must contain positive finite costs; got {got}")
+    budget = float(budget)
+    if not np.isfinite(budget) or budget <= 0:
+        raise ValueError(f"budget must be a positive finite total cost; got {budget!r}")
+    if budget < t.min():
+        raise ValueError(f"budget must be at least the cheapest member's cost {t.min():.4g} "
+                         f"(otherwise no ensemble is feasible); got {budget:.4g}")
+    return p, t, budget
 
 
 def correct_count_distribution(p, mask=None) -> np.ndarray:
     """P(S = k), k = 0..ℓ, of the number S of correct members (Poisson-binomial, O(ℓ²)).
 
-    ``p`` has shape (..., ℓ); ``mask`` (same shape, bool) leaves members out. The leading
-    axes are a batch of ensembles scored at once.
+    Parameters
+    ----------
+    p : array-like of shape (..., ℓ)
+        Member accuracies; leading axes are a batch of ensembles scored at once.
+    mask : array-like of bool, same shape as ``p``, optional
+        False leaves a member out (it is never correct).
+
+    Returns
+    -------
+    ndarray of shape (..., ℓ + 1)
+        P(S = k) for k = 0..ℓ.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import correct_count_distribution
+    >>> correct_count_distribution([0.5, 0.5])
+    array([0.25, 0.5 , 0.25])
     """
     p = np.asarray(p, dtype=float)
     if mask is not None:
@@ -39,9 +117,28 @@ def correct_count_distribution(p, mask=None) -> np.ndarray:
 def majority_vote_accuracy(p, mask=None) -> np.ndarray | float:
     """Eq. (1): probability that a strict majority of independent members is correct.
 
-    ``p``: accuracies, shape (ℓ,) for one ensemble or (k, ℓ) for k ensembles; ``mask``:
-    optional bool array of the same shape selecting the members of each ensemble (so k
-    subsets of one pool can be scored in one vectorised call). The empty ensemble scores 0.
+    Ties are errors; the empty ensemble scores 0.
+
+    Parameters
+    ----------
+    p : array-like of shape (ℓ,) or (k, ℓ)
+        Member accuracies of one ensemble, or of k ensembles (one per row).
+    mask : array-like of bool, optional
+        Same shape as ``p`` (or broadcastable): the members of each ensemble, so k subsets
+        of one pool are scored in one vectorised call.
+
+    Returns
+    -------
+    float or ndarray of shape (k,)
+        The majority-vote accuracy q.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import majority_vote_accuracy
+    >>> majority_vote_accuracy([0.9, 0.6, 0.6])
+    0.792
+    >>> majority_vote_accuracy([0.9, 0.6, 0.6, 0.7], mask=[[1, 1, 1, 0], [1, 0, 0, 0]])
+    array([0.792, 0.9  ])
     """
     p = np.asarray(p, dtype=float)
     if p.ndim == 0:
@@ -66,7 +163,25 @@ def majority_vote_accuracy(p, mask=None) -> np.ndarray | float:
 def q_identical(m, p) -> np.ndarray | float:
     """Accuracy of m independent copies of a member with accuracy p (eq. 1 with equal p_i).
 
-    Used for the efficiency of eq. (5); broadcasts over ``m`` and ``p``. m = 0 gives 0.
+    Used for the efficiency of eq. (5).
+
+    Parameters
+    ----------
+    m : int or array-like of int
+        Number of copies (0 gives 0).
+    p : float or array-like
+        Accuracy of the member; broadcasts with ``m``.
+
+    Returns
+    -------
+    float or ndarray
+        P(Bin(m, p) > m / 2).
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import q_identical
+    >>> q_identical([1, 3, 5], 0.7)
+    array([0.7    , 0.784  , 0.83692])
     """
     m = np.asarray(m)
     q = stats.binom.sf(m // 2, m, p)
@@ -76,7 +191,25 @@ def q_identical(m, p) -> np.ndarray | float:
 def efficiency(p, t, remaining: float) -> np.ndarray:
     """Eq. (5): accuracy of the largest odd number of copies of each item within ``remaining``.
 
-    Items that do not fit get efficiency 0.
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies.
+    t : array-like of shape (n,)
+        Member costs (> 0).
+    remaining : float or ndarray
+        Budget left; an array of shape (k, 1) gives one row per remaining budget.
+
+    Returns
+    -------
+    ndarray
+        Efficiency of each item (0 for items that do not fit).
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import efficiency
+    >>> efficiency([0.6, 0.8, 0.9], [1.0, 3.0, 10.0], 9.0)   # 9 copies, 3 copies, none
+    array([0.73343232, 0.896     , 0.        ])
     """
     copies = np.floor(remaining / np.asarray(t, dtype=float) + 1e-12).astype(np.int64)
     odd = copies - (1 - copies % 2)          # largest odd integer <= copies (−1 when 0)

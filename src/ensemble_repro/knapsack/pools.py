@@ -30,7 +30,25 @@ from threadpoolctl import threadpool_limits
 
 
 def classifier_pool(seed: int) -> dict[str, object]:
-    """The pool: 30 classifiers from 14 families with varied hyper-parameters (spec §5.2)."""
+    """The pool: 31 classifiers from 14 families with varied hyper-parameters (spec §5.2).
+
+    Parameters
+    ----------
+    seed : int
+        ``random_state`` of the randomised classifiers.
+
+    Returns
+    -------
+    dict
+        Name -> unfitted ``Pipeline(StandardScaler(), classifier)``.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack.pools import classifier_pool
+    >>> pool = classifier_pool(0)
+    >>> len(pool), pool["knn_k3"][-1].n_neighbors
+    (31, 3)
+    """
     rs = int(seed)
     pool = {
         "gaussian_nb": GaussianNB(),
@@ -75,6 +93,27 @@ def training_flops(model, n: int, d: int) -> float:
     Per family: iterative linear models and MLPs count passes over the data (n_iter_ from the
     fit), trees count split scans per node (actual fitted tree sizes), SVMs the kernel rows
     of their support vectors, discriminant analyses and ridge their covariance solves.
+
+    Parameters
+    ----------
+    model : Pipeline
+        A fitted member of :func:`classifier_pool`.
+    n, d : int
+        Training rows and features.
+
+    Returns
+    -------
+    float
+        Floating-point operations of the fit.
+
+    Examples
+    --------
+    >>> from sklearn.base import clone
+    >>> from sklearn.datasets import make_classification
+    >>> from ensemble_repro.knapsack.pools import classifier_pool, training_flops
+    >>> X, y = make_classification(n_samples=80, n_features=5, random_state=0)
+    >>> training_flops(clone(classifier_pool(0)["lda"]).fit(X, y), *X.shape)  # 2nd + (2nd² + d³)
+    4925.0
     """
     clf = model[-1]
     flops = 2.0 * n * d                                         # the StandardScaler
@@ -117,6 +156,35 @@ def build_pool(X, y, *, seed: int, select_fraction: float = 0.25, test_fraction:
     of per-example correctness on the test split (one bool column per classifier), used for
     the empirical majority vote of chosen ensembles. BLAS runs single-threaded so results do
     not depend on the cores available.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        Features (categorical columns are one-hot encoded).
+    y : array-like of shape (N,)
+        Binary labels.
+    seed : int
+        Seed of the splits and of the randomised classifiers.
+    select_fraction, test_fraction : float, default=0.25
+        Shares of the data in the selection and test splits.
+    timing_repeats : int, default=1
+        Fits timed per classifier.
+
+    Returns
+    -------
+    pool : DataFrame
+        One row per classifier: member, family, p, p_test, flops, train_seconds.
+    correct : DataFrame
+        One bool column per classifier: correct on each test example.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from ensemble_repro.knapsack.pools import build_pool
+    >>> X, y = make_classification(n_samples=80, n_features=5, random_state=0)
+    >>> pool, correct = build_pool(X, y, seed=0)
+    >>> pool.shape, correct.shape
+    ((31, 6), (20, 31))
     """
     X = np.asarray(pd.get_dummies(pd.DataFrame(X), dtype=float), dtype=float)
     y = np.asarray(y)
@@ -155,6 +223,27 @@ def build_pool(X, y, *, seed: int, select_fraction: float = 0.25, test_fraction:
 
 
 def empirical_vote_accuracy(correct: pd.DataFrame, members) -> float:
-    """Accuracy of the strict-majority vote of ``members`` on real outputs (dependent members)."""
+    """Accuracy of the strict-majority vote of ``members`` on real outputs (dependent members).
+
+    Parameters
+    ----------
+    correct : DataFrame
+        One bool column per pool member (:func:`build_pool`'s second table).
+    members : sequence of int
+        Column positions of the ensemble.
+
+    Returns
+    -------
+    float
+        Share of rows where more than half of the members are correct (0 for no member).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ensemble_repro.knapsack.pools import empirical_vote_accuracy
+    >>> correct = pd.DataFrame({"a": [1, 1, 0, 0], "b": [1, 0, 1, 0], "c": [0, 1, 1, 1]})
+    >>> empirical_vote_accuracy(correct, [0, 1, 2])
+    0.75
+    """
     votes = np.asarray(correct.iloc[:, list(members)], dtype=int)
     return float(np.mean(votes.sum(axis=1) > votes.shape[1] / 2)) if votes.shape[1] else 0.0

@@ -1,6 +1,6 @@
 """Ensemble selection under a cost budget (Hajdu et al. 2020, sections II-III).
 
-Every strategy is ``strategy(p, t, budget, *, seed=None, **options)`` and returns a
+Every strategy is ``strategy(p, t, budget, *, random_state=None, **options)`` and returns a
 :class:`SelectionResult` whose members cost at most ``budget``. Settings the paper does not
 give are options marked [I] (spec ensembles-spec.md §4.2-4.4, 4.6).
 """
@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..rng import check_generator
 from .beta import StoppingRule
-from .energy import correct_count_distribution, efficiency, majority_vote_accuracy
+from .energy import check_pool, efficiency, majority_vote_accuracy
 
 #: Default escape parameter MAXSTEP (energy evaluations) [I, spec §4.6].
 MAXSTEP = 10_000
@@ -23,9 +24,28 @@ _TOL = 1e-12
 class SelectionResult:
     """Outcome of one selection run.
 
-    ``trace`` has one row (energy evaluations so far, best accuracy so far) per improvement;
-    ``best_at`` is the evaluation at which the final best was found; ``stopped_by`` is one
-    of rule, maxstep, schedule, converged, exhausted.
+    Parameters
+    ----------
+    members : ndarray of int
+        Indices of the chosen members, ascending.
+    accuracy : float
+        Their majority-vote accuracy q (eq. 1).
+    cost : float
+        Their total cost (at most the budget).
+    evaluations : int
+        Energy evaluations the run made.
+    trace : ndarray of shape (k, 2)
+        One row (evaluations so far, best accuracy so far) per improvement.
+    best_at : int
+        Evaluation at which the final best was found.
+    stopped_by : {"rule", "maxstep", "schedule", "converged", "exhausted"}
+        Why the run ended.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import exhaustive
+    >>> exhaustive([0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0], 4.0).members
+    array([1, 2, 3])
     """
 
     members: np.ndarray
@@ -35,28 +55,6 @@ class SelectionResult:
     trace: np.ndarray
     best_at: int
     stopped_by: str
-
-
-def check_pool(p, t, budget) -> tuple[np.ndarray, np.ndarray, float]:
-    """Validate a pool: accuracies in [0, 1], positive costs of the same length, a usable budget."""
-    p = np.asarray(p, dtype=float)
-    t = np.asarray(t, dtype=float)
-    if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"p must be a non-empty 1-D array of member accuracies; got shape {p.shape}")
-    if t.shape != p.shape:
-        raise ValueError(f"t must have one cost per member: p has {p.size} entries, t has shape {t.shape}")
-    if not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1:
-        raise ValueError(f"p must contain accuracies in [0, 1]; got values in [{np.nanmin(p):.4g}, "
-                         f"{np.nanmax(p):.4g}]")
-    if not np.all(np.isfinite(t)) or t.min() <= 0:
-        raise ValueError(f"t must contain positive finite costs; got minimum {np.nanmin(t):.4g}")
-    budget = float(budget)
-    if not np.isfinite(budget) or budget <= 0:
-        raise ValueError(f"budget must be a positive finite total cost; got {budget!r}")
-    if budget < t.min():
-        raise ValueError(f"budget must be at least the cheapest member's cost {t.min():.4g} "
-                         f"(otherwise no ensemble is feasible); got {budget:.4g}")
-    return p, t, budget
 
 
 class _Search:
@@ -138,13 +136,32 @@ def _max_affordable(t: np.ndarray, budget: float) -> int:
     return int(np.searchsorted(np.cumsum(np.sort(t)), budget * (1 + _TOL), side="right"))
 
 
-def exhaustive(p, t, budget, *, seed=None) -> SelectionResult:
+def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
     """Exact optimum by branch and bound over odd sizes (Lemma I.1: even sets never win).
 
     Items are ordered by accuracy; q is increasing in every p_i, so completing a partial set
     with the next most accurate items bounds its subtree (and solves it when affordable).
     A member is never chosen over a skipped one that is at least as accurate and as cheap.
-    ``evaluations`` counts bound and leaf energies. ``seed`` is unused (deterministic).
+    ``evaluations`` counts bound and leaf energies.
+
+    Parameters
+    ----------
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
+    random_state : None, int, RandomState or Generator, default=None
+        Unused (deterministic); accepted so every strategy has the same signature.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import exhaustive
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> res = exhaustive(p, t, 4.0)     # three cheap members beat the best one
+    >>> res.members, res.accuracy, res.cost
+    (array([1, 2, 3]), 0.84375, 3.0)
     """
     p, t, budget = check_pool(p, t, budget)
     cap = budget * (1 + _TOL)
@@ -202,13 +219,39 @@ def _pick_by_usefulness(p, t, mask, remaining, k) -> list[int]:
     return picked if len(picked) == k else []
 
 
-def greedy_forward(p, t, budget, *, seed=None, key="accuracy", step=2,
+def greedy_forward(p, t, budget, *, random_state=None, key="accuracy", step=2,
                    even="drop_min") -> SelectionResult:
     """Forward selection (section II): start from the best member, extend while q increases.
 
     ``key='accuracy'``: the extension maximising q is chosen (the paper's rule); ``'usefulness'``:
     the next items by p/t (eq. 4) that fit. ``step=2`` extends by pairs so only odd sizes are
     compared (Lemma I.1) [I]; ``step=1`` is the literal one-at-a-time rule.
+
+    Parameters
+    ----------
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
+    random_state : None, int, RandomState or Generator, default=None
+        Unused (deterministic); accepted so every strategy has the same signature.
+    key : {"accuracy", "usefulness"}, default="accuracy"
+        How the extension is chosen.
+    step : {1, 2}, default=2
+        Members added per extension.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import greedy_forward
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> greedy_forward(p, t, 4.0).members       # the best member takes the whole budget
+    array([0])
+    >>> greedy_forward(p, t, 4.0, key="usefulness").members
+    array([1, 2, 3])
     """
     p, t, budget = check_pool(p, t, budget)
     if key not in ("accuracy", "usefulness"):
@@ -251,12 +294,35 @@ def greedy_forward(p, t, budget, *, seed=None, key="accuracy", step=2,
     return search.result("converged")
 
 
-def greedy_backward(p, t, budget, *, seed=None, key="accuracy", even="drop_min") -> SelectionResult:
+def greedy_backward(p, t, budget, *, random_state=None, key="accuracy",
+                    even="drop_min") -> SelectionResult:
     """Backward selection (section II): start from the whole pool and leave the worst out.
 
     Members are removed one at a time until the set is affordable, then while removal raises
     q. ``key='accuracy'``: remove the member whose removal leaves the highest q (the paper's
     rule); ``'usefulness'``: remove the smallest p/t (eq. 4).
+
+    Parameters
+    ----------
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
+    random_state : None, int, RandomState or Generator, default=None
+        Unused (deterministic); accepted so every strategy has the same signature.
+    key : {"accuracy", "usefulness"}, default="accuracy"
+        How the member to remove is chosen.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import greedy_backward
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> greedy_backward(p, t, 4.0, key="usefulness").members
+    array([1, 2, 3])
     """
     p, t, budget = check_pool(p, t, budget)
     if key not in ("accuracy", "usefulness"):
@@ -330,7 +396,7 @@ def _random_subsets(rng, p, t, budget, size, sampler) -> np.ndarray:
     return masks
 
 
-def monte_carlo(p, t, budget, *, seed=None, sampler="uniform_size", even="drop_min",
+def monte_carlo(p, t, budget, *, random_state=None, sampler="uniform_size", even="drop_min",
                 stop: StoppingRule | None = None, maxstep=MAXSTEP, batch=256) -> SelectionResult:
     """Monte Carlo search (section III): evaluate random ensembles, keep the best feasible one.
 
@@ -339,9 +405,36 @@ def monte_carlo(p, t, budget, *, seed=None, sampler="uniform_size", even="drop_m
     draws an odd size uniformly and fills it with items in random order that fit;
     ``bernoulli`` keeps each item with probability 1/2, repaired by dropping, in random
     order, the members that no longer fit.
+
+    Parameters
+    ----------
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
+    random_state : None, int, RandomState or Generator, default=None
+        Seed (scikit-learn's convention).
+    sampler : {"uniform_size", "uniform_subset", "bernoulli"}, default="uniform_size"
+        How random ensembles are drawn.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
+    stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
+    batch : int, default=256
+        Ensembles drawn per vectorised round.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import monte_carlo
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> res = monte_carlo(p, t, 4.0, random_state=0, maxstep=50)
+    >>> res.members, res.evaluations, res.stopped_by
+    (array([1, 2, 3]), 50, 'maxstep')
     """
     p, t, budget = check_pool(p, t, budget)
-    rng = np.random.default_rng(seed)
+    rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     while not search.done:
         search.evaluate(_random_subsets(rng, p, t, budget, batch, sampler))
@@ -366,7 +459,7 @@ def _sa_move(rng, mask, j, t, budget):
     return new
 
 
-def simulated_annealing(p, t, budget, *, seed=None, init="greedy_forward", rho=0.95,
+def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward", rho=0.95,
                         moves_per_temp=None, accept0=0.8, tmin_ratio=1e-4, probe_moves=100,
                         even="drop_min", stop: StoppingRule | None = None,
                         maxstep=MAXSTEP) -> SelectionResult:
@@ -375,6 +468,40 @@ def simulated_annealing(p, t, budget, *, seed=None, init="greedy_forward", rho=0
     Geometric schedule τ ← ρτ every ``moves_per_temp`` moves (default n); τ₀ accepts about
     ``accept0`` of worsening moves, estimated from ``probe_moves`` random moves (counted as
     evaluations); stops at τ < tmin_ratio·τ₀, MAXSTEP evaluations or the stopping rule.
+
+    Parameters
+    ----------
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
+    random_state : None, int, RandomState or Generator, default=None
+        Seed (scikit-learn's convention).
+    init : {"greedy_forward", "empty"}, default="greedy_forward"
+        Start from the usefulness-greedy ensemble (its evaluations count) or from nothing.
+    rho : float in (0, 1), default=0.95
+        Cooling factor.
+    moves_per_temp : int, optional
+        Moves per temperature (default: n).
+    accept0 : float in (0, 1), default=0.8
+        Initial acceptance rate of worsening moves.
+    tmin_ratio : float in (0, 1), default=1e-4
+        Final temperature as a fraction of the initial one.
+    probe_moves : int, default=100
+        Random moves used to set the initial temperature.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
+    stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import simulated_annealing
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> simulated_annealing(p, t, 4.0, random_state=0, maxstep=50).members
+    array([1, 2, 3])
     """
     p, t, budget = check_pool(p, t, budget)
     if init not in ("greedy_forward", "empty"):
@@ -382,7 +509,7 @@ def simulated_annealing(p, t, budget, *, seed=None, init="greedy_forward", rho=0
     if not (0 < rho < 1 and 0 < accept0 < 1 and 0 < tmin_ratio < 1):
         raise ValueError("rho, accept0 and tmin_ratio must lie in (0, 1); got "
                          f"{rho!r}, {accept0!r}, {tmin_ratio!r}")
-    rng = np.random.default_rng(seed)
+    rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     movable = np.flatnonzero(t <= budget * (1 + _TOL))
     moves = int(moves_per_temp or p.size)
@@ -425,7 +552,8 @@ def simulated_annealing(p, t, budget, *, seed=None, init="greedy_forward", rho=0
     return search.result("schedule")
 
 
-def stochastic_search(p, t, budget, *, seed=None, evaluate="odd_prefixes", even="drop_min",
+def stochastic_search(p, t, budget, *, random_state=None, evaluate="odd_prefixes",
+                      even="drop_min",
                       stop: StoppingRule | None = None, maxstep=MAXSTEP,
                       batch=64) -> SelectionResult:
     """The paper's Algorithm 1: random constructions driven by the efficiency of eq. (5).
@@ -436,11 +564,38 @@ def stochastic_search(p, t, budget, *, seed=None, evaluate="odd_prefixes", even=
     ``final`` only the finished, maximal ensemble (it misses optima that leave budget unused).
     ``batch`` constructions are drawn at once (vectorised); evaluations stop exactly at
     MAXSTEP or at the first ensemble passing the stopping rule.
+
+    Parameters
+    ----------
+    p, t, budget : array-like of shape (n,), array-like of shape (n,), float
+        The pool and the total cost allowed, as :func:`check_pool` validates them.
+    random_state : None, int, RandomState or Generator, default=None
+        Seed (scikit-learn's convention).
+    evaluate : {"odd_prefixes", "final"}, default="odd_prefixes"
+        Which ensembles of a construction are scored.
+    even : {"drop_min", "strict"}, default="drop_min"
+        Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
+    stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
+    batch : int, default=64
+        Constructions drawn per vectorised round.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import stochastic_search
+    >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
+    >>> res = stochastic_search(p, t, 4.0, random_state=0, maxstep=50)
+    >>> res.members, round(res.accuracy, 5)
+    (array([1, 2, 3]), 0.84375)
     """
     p, t, budget = check_pool(p, t, budget)
     if evaluate not in ("final", "odd_prefixes"):
         raise ValueError(f"evaluate must be 'final' or 'odd_prefixes'; got {evaluate!r}")
-    rng = np.random.default_rng(seed)
+    rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     n = p.size
     rows = np.arange(batch)

@@ -17,10 +17,31 @@ from .trees import sequential_sum
 
 @dataclass(frozen=True)
 class Cascade:
-    """``order`` (T,); for step r (0-based, r < T-1) the bins ``bin_ptr[r]:bin_ptr[r+1]`` of the
-    flat ``lo``/``hi`` arrays and the ``bin_ptr[r+1] - bin_ptr[r] - 1`` interior edges
-    ``edges[bin_ptr[r] - r : bin_ptr[r+1] - r - 1]`` (a score ``g`` falls in bin
-    ``#{edges <= g}``)."""
+    """A fitted early-exit cascade in flat arrays (QWYC: one bin per step; Fan: several).
+
+    Parameters
+    ----------
+    order : ndarray of int, shape (T,)
+        Evaluation order of the base models.
+    bin_ptr : ndarray of int, shape (T,)
+        Step r (0-based, r < T - 1) owns the bins ``bin_ptr[r]:bin_ptr[r+1]`` of ``lo`` / ``hi``.
+    edges : ndarray of float
+        Step r's ``bin_ptr[r+1] - bin_ptr[r] - 1`` interior bin edges are
+        ``edges[bin_ptr[r] - r : bin_ptr[r+1] - r - 1]``; a score ``g`` falls in bin
+        ``#{edges <= g}``.
+    lo, hi : ndarray of float
+        Per bin: stop with class 0 if ``g < lo``, with class 1 if ``g > hi``.
+    beta : float
+        Decision threshold of the full ensemble (class 1 when f >= beta).
+
+    Examples
+    --------
+    >>> from ensemble_repro.qwyc import Cascade
+    >>> c = Cascade.from_steps([1, 0, 2], [[], [0.0]], [[-1.0], [-2.0, -0.5]],
+    ...                        [[1.0], [0.5, 2.0]], beta=0.0)
+    >>> c.step(1)
+    (array([0.]), array([-2. , -0.5]), array([0.5, 2. ]))
+    """
 
     order: np.ndarray
     bin_ptr: np.ndarray
@@ -31,6 +52,22 @@ class Cascade:
 
     @classmethod
     def from_steps(cls, order, step_edges, step_lo, step_hi, beta) -> "Cascade":
+        """Build a cascade from per-step lists.
+
+        Parameters
+        ----------
+        order : array-like of int, shape (T,)
+            Evaluation order.
+        step_edges, step_lo, step_hi : sequences of length T - 1
+            Per step: its interior bin edges (ascending), and the lower / upper stop
+            thresholds of each of its ``len(edges) + 1`` bins.
+        beta : float
+            Decision threshold of the full ensemble.
+
+        Returns
+        -------
+        Cascade
+        """
         sizes = np.array([len(lo) for lo in step_lo], dtype=np.int64)
         ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         cat = (lambda parts: np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
@@ -39,12 +76,45 @@ class Cascade:
                    lo=cat(step_lo), hi=cat(step_hi), beta=float(beta))
 
     def step(self, r: int):
+        """``(edges, lo, hi)`` of step ``r`` (0-based, r < T - 1).
+
+        Parameters
+        ----------
+        r : int
+            Step index.
+
+        Returns
+        -------
+        edges, lo, hi : ndarray
+            Interior bin edges, lower and upper stop thresholds per bin.
+        """
         a, b = self.bin_ptr[r], self.bin_ptr[r + 1]
         return self.edges[a - r:b - r - 1], self.lo[a:b], self.hi[a:b]
 
 
 def partial_sums(F: np.ndarray, base: float, order: np.ndarray) -> np.ndarray:
-    """G[:, r] = g_{r+1} = b0 + sum_{s<=r} F[:, order[s]], summed left to right."""
+    """Partial scores along an order: G[:, r] = b0 + sum_{s<=r} F[:, order[s]] (QWYC eq. 1).
+
+    Parameters
+    ----------
+    F : ndarray of shape (N, T)
+        Per-model scores.
+    base : float
+        Initial score b0.
+    order : ndarray of int, shape (T,)
+        Evaluation order.
+
+    Returns
+    -------
+    ndarray of shape (N, T)
+        Partial sums, added left to right.
+
+    Examples
+    --------
+    >>> from ensemble_repro.qwyc import partial_sums
+    >>> partial_sums(np.array([[1.0, 2.0, 4.0]]), 0.5, np.array([2, 0, 1]))
+    array([[4.5, 5.5, 7.5]])
+    """
     G = np.empty((F.shape[0], F.shape[1] + 1))
     G[:, 0] = base
     G[:, 1:] = F[:, order]
@@ -52,7 +122,31 @@ def partial_sums(F: np.ndarray, base: float, order: np.ndarray) -> np.ndarray:
 
 
 def evaluate_cascade(cascade: Cascade, F: np.ndarray, base: float):
-    """``(decision, n_evaluated)`` of every row of ``F`` (vectorised over examples)."""
+    """Run a cascade on every row of ``F`` at once (vectorised over examples).
+
+    Parameters
+    ----------
+    cascade : Cascade
+        The fitted cascade.
+    F : ndarray of shape (N, T)
+        Per-model scores, columns in the natural (training) order.
+    base : float
+        Initial score b0.
+
+    Returns
+    -------
+    decision : ndarray of bool, shape (N,)
+        Early-exit decision (True: class 1).
+    n_evaluated : ndarray of int, shape (N,)
+        Base models evaluated before stopping.
+
+    Examples
+    --------
+    >>> from ensemble_repro.qwyc import Cascade, evaluate_cascade
+    >>> c = Cascade.from_steps([0, 1], [[]], [[-1.0]], [[1.0]], beta=0.0)
+    >>> evaluate_cascade(c, np.array([[2.0, -3.0], [0.5, -3.0]]), 0.0)
+    (array([ True, False]), array([1, 2]))
+    """
     N, T = F.shape
     G = partial_sums(F, base, cascade.order)
     full = sequential_sum(base, F) >= cascade.beta

@@ -1,5 +1,11 @@
 """QWYC (Wang, Gupta & You 2018, Algorithms 1 and 2) and Fan et al. (2002) early stopping,
-as scikit-learn-style estimators on a score matrix F (examples x base models)."""
+as scikit-learn estimators.
+
+Both fit an early-exit cascade either from a fitted gradient-boosted classifier and the
+examples to fit on (``fit(X, model=gbt)``), or from the score arrays ``(base, F)`` that
+:func:`~ensemble_repro.qwyc.trees.tree_scores` returns (``fit_scores(base, F)``). ``predict``
+then takes what ``fit`` took (features, or a score matrix) and returns class labels.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +13,15 @@ import math
 import numbers
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..rng import check_generator
 from .cascade import Cascade, evaluate_cascade, partial_sums
 from .orderings import (ORDERINGS, greedy_mse_order, greedy_mse_pick, individual_mse_order,
                         natural_order, random_order)
 from .thresholds import SIDE_SPLITS, step_thresholds
-from .trees import sequential_sum
+from .trees import flatten_model, sequential_sum
 
 BUDGET_RULES = ("greedy_remaining", "uniform", "per_step_rate")
 TIE_BREAKS = ("greedy_mse", "index")
@@ -20,26 +29,39 @@ BIN_KINDS = ("quantile", "equal_width")
 BIN_SCORES = ("margin", "sigmoid")
 
 
-def check_scores(F, base=None, n_models: int | None = None) -> np.ndarray:
-    """Validate a score matrix (and the intercept) and return it as float64."""
+def _check_scores(F, n_models: int | None = None) -> np.ndarray:
+    """Validate a score matrix ``F`` (examples x base models) and return it as float64."""
+    shape = np.shape(F)
+    if np.iscomplexobj(F):
+        raise ValueError(f"F must be a real score matrix; got complex values (shape {shape})")
     F = np.asarray(F, dtype=np.float64)
     if F.ndim != 2:
-        raise ValueError(f"F must be a 2-D array (examples x base models); got {F.ndim} dimensions")
+        raise ValueError(f"F must be a 2-D array (examples x base models, as tree_scores returns); "
+                         f"got an array of shape {shape}")
     if n_models is None and F.shape[1] < 2:
-        raise ValueError(f"F must have at least 2 columns (base models); got {F.shape[1]}")
+        raise ValueError(f"F must have at least 2 columns (base models); got shape {shape}")
     if n_models is not None and F.shape[1] != n_models:
         raise ValueError(f"F must have {n_models} columns, one per base model of the fitted "
-                         f"cascade; got {F.shape[1]}")
+                         f"cascade; got shape {shape}")
     if F.shape[0] < 1:
-        raise ValueError("F must have at least one row (example)")
+        raise ValueError(f"F must have at least one row (example); got shape {shape}")
     if not np.all(np.isfinite(F)):
-        raise ValueError("F must contain only finite values (found NaN or inf)")
-    if base is not None and not (isinstance(base, numbers.Real) and math.isfinite(base)):
-        raise ValueError(f"base must be a finite real number (the initial score b0); got {base!r}")
+        raise ValueError(f"F must contain only finite values; found {np.sum(~np.isfinite(F))} "
+                         f"NaN or inf entries")
     return F
 
 
-def resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.ndarray:
+def _check_base(base) -> float:
+    """Validate the intercept ``base`` (initial score b0) and return it as a float."""
+    if isinstance(base, numbers.Real) and not isinstance(base, bool) and math.isfinite(base):
+        return float(base)
+    got = (f"an array of shape {np.shape(base)}" if np.ndim(base) else repr(base))
+    raise ValueError(f"base must be a finite real number, the ensemble's initial score b0 (the "
+                     f"first value tree_scores returns: fit_scores(*tree_scores(model, X))); "
+                     f"got {got}")
+
+
+def _resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.ndarray:
     """An ordering name (or explicit permutation) as a permutation of 0..T-1."""
     T = F.shape[1]
     if isinstance(ordering, str):
@@ -49,44 +71,208 @@ def resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.nda
         if ordering == "natural":
             return natural_order(F)
         if ordering == "random":
-            return random_order(F, np.random.default_rng(random_state))
+            return random_order(F, check_generator(random_state))
         if ordering == "individual_mse":
             return individual_mse_order(F, base, f)
         return greedy_mse_order(F, base, f)
     order = np.asarray(ordering)
     if order.shape != (T,) or not np.issubdtype(order.dtype, np.integer) or \
             not np.array_equal(np.sort(order), np.arange(T)):
-        raise ValueError(f"ordering given as an array must be a permutation of 0..{T - 1}")
+        raise ValueError(f"ordering given as an array must be a permutation of 0..{T - 1}; "
+                         f"got {ordering!r}")
     return order.astype(np.int64)
 
 
-class _CascadeMixin:
-    def evaluate(self, F):
-        """``(decisions, n_evaluated)``: early-exit class and number of base models used."""
-        F = check_scores(F, n_models=self.cascade_.order.size)
+class _Cascade(ClassifierMixin, BaseEstimator):
+    """What QWYC and Fan share: fitting from a model or from scores, and early-exit prediction.
+
+    Subclasses implement ``_fit_cascade(base, F)``, which sets ``order_`` and ``cascade_``.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False       # fitted to imitate the model, not to fit y
+        return tags
+
+    def fit(self, X, y=None, *, model=None):
+        """Fit the cascade on the examples ``X`` scored by the fitted boosted classifier ``model``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Examples to fit the early-exit rule on, with the model's features (same names and
+            order if the model was fitted on a DataFrame). NaN is routed as the model does.
+        y : None
+            Ignored: the cascade imitates the full ensemble's decisions, not the labels.
+        model : GradientBoostingClassifier or HistGradientBoostingClassifier
+            A fitted binary classifier; its trees are the base models. Not copied: refit it
+            and the cascade is stale.
+
+        Returns
+        -------
+        self
+        """
+        if model is None:
+            raise ValueError(
+                f"model is None: {type(self).__name__}.fit(X, model=gbt) takes the examples and a "
+                "fitted GradientBoostingClassifier or HistGradientBoostingClassifier; to fit on "
+                "score arrays use fit_scores(base, F), the order tree_scores returns them in")
+        base, forest = flatten_model(model)
+        validate_data(model, X, reset=False, skip_check_array=True)   # feature names as sklearn
+        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite="allow-nan")
+        self._fit_cascade(base, forest.contributions(X))
+        self.model_, self.forest_ = model, forest
+        self.classes_ = np.asarray(model.classes_)
+        return self
+
+    def fit_scores(self, base, F):
+        """Fit the cascade on the score matrix ``F`` with intercept ``base``.
+
+        Parameters
+        ----------
+        base : float
+            The ensemble's initial score b0 (first value of :func:`tree_scores`).
+        F : array-like of shape (n_samples, n_models)
+            ``F[i, t]``: contribution of base model ``t`` to example ``i``'s score; at least 2
+            models, finite values.
+
+        Returns
+        -------
+        self
+            ``predict`` then takes score matrices and returns 0 / 1 (``classes_ = [0, 1]``).
+        """
+        base = _check_base(base)
+        F = _check_scores(F)
+        self._fit_cascade(base, F)
+        if hasattr(self, "feature_names_in_"):          # left by an earlier fit(X, model=...)
+            del self.feature_names_in_
+        self.model_, self.forest_ = None, None
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = F.shape[1]
+        return self
+
+    def _scores(self, X):
+        check_is_fitted(self, "cascade_")
+        if self.model_ is None:
+            return _check_scores(X, n_models=self.cascade_.order.size)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        return self.forest_.contributions(X)
+
+    def evaluate(self, X):
+        """Early-exit decision and cost of every example.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_models)
+            Features if fitted with :meth:`fit`, a score matrix if fitted with
+            :meth:`fit_scores`.
+
+        Returns
+        -------
+        decision : ndarray of bool, shape (n_samples,)
+            True for the positive class (``classes_[1]``).
+        n_evaluated : ndarray of int, shape (n_samples,)
+            Number of base models evaluated before the cascade stopped.
+        """
+        F = self._scores(X)                  # raises NotFittedError first
         return evaluate_cascade(self.cascade_, F, self.base_)
 
-    def predict(self, F):
-        return self.evaluate(F)[0].astype(np.int64)
+    def predict(self, X):
+        """Class labels decided by the cascade.
 
-    def n_evaluated(self, F):
-        return self.evaluate(F)[1]
+        Parameters
+        ----------
+        X : array-like
+            Features if fitted with :meth:`fit`, a score matrix if fitted with
+            :meth:`fit_scores`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_`` (the model's classes, or 0 / 1 after ``fit_scores``).
+        """
+        decision = self.evaluate(X)[0]
+        return self.classes_[decision.astype(np.int64)]
+
+    def n_evaluated(self, X):
+        """Number of base models evaluated for each example (see :meth:`evaluate`).
+
+        Parameters
+        ----------
+        X : array-like
+            As for :meth:`predict`.
+
+        Returns
+        -------
+        ndarray of int, shape (n_samples,)
+        """
+        return self.evaluate(X)[1]
 
 
-class QuitWhenYouCan(_CascadeMixin):
-    """QWYC early stopping (Wang, Gupta & You 2018).
+class QuitWhenYouCan(_Cascade):
+    """QWYC early stopping (Wang, Gupta & You 2018, Algorithms 1 and 2).
 
     ``ordering="joint"`` runs Algorithm 1 (greedy joint choice of the next model by
-    J = c_k / n_k, cost per newly stopped example); any other ordering ("natural", "random",
-    "individual_mse", "greedy_mse" or an explicit permutation) keeps that order and only fits
-    the Algorithm 2 thresholds. The fitting set's differences from the full ensemble are at
-    most floor(alpha * N) (``budget_rule`` spreads them over steps, ``side_split`` over the
-    two sides of a step, ``tie_break`` picks among candidates with equal J, including when
-    none stops anything).
+    J = c_k / n_k, cost per newly stopped example); any other ordering keeps that order and
+    only fits the Algorithm 2 thresholds. After step r the example stops with class 1 if its
+    partial score exceeds ``eps_plus_[r]``, with class 0 if it is below ``eps_minus_[r]``.
+    The fitting set's differences from the full ensemble are at most floor(alpha * N).
 
-    Fitted attributes: ``order_``, ``eps_minus_``, ``eps_plus_`` (T - 1 steps), ``n_stopped_``
-    and ``step_differences_`` per step, ``differences_`` (committed on the fitting set),
-    ``base_``, ``cascade_``.
+    Parameters
+    ----------
+    alpha : float in [0, 1)
+        Allowed fraction of fitting examples whose early decision differs from the full
+        ensemble's (the paper's alpha).
+    ordering : {"joint", "natural", "random", "individual_mse", "greedy_mse"} or array of int, \
+default="joint"
+        Order of the base models: Algorithm 1's joint choice, a pre-selected ordering of the
+        paper's Appendix B, or an explicit permutation of 0..T-1.
+    costs : array-like of shape (n_models,), default=None
+        Evaluation cost c_k of each base model (> 0); None: all 1.
+    decision_threshold : float, default=0.0
+        beta: the full ensemble decides class 1 when its score f >= beta.
+    budget_rule : {"greedy_remaining", "uniform", "per_step_rate"}, default="greedy_remaining"
+        How the floor(alpha * N) differences are spread over steps: all that is left at every
+        step, evenly (with carry-over), or at most alpha times the examples stopped per step.
+    side_split : {"joint", "neg_first", "half"}, default="joint"
+        How one step's budget is split between its two thresholds.
+    tie_break : {"greedy_mse", "index"}, default="greedy_mse"
+        Choice among joint-ordering candidates with equal J.
+    random_state : None, int, RandomState or Generator, default=None
+        Seed of ``ordering="random"`` (scikit-learn's convention).
+
+    Attributes
+    ----------
+    order_ : ndarray of int, shape (n_models,)
+        Evaluation order of the base models.
+    eps_minus_, eps_plus_ : ndarray of shape (n_models - 1,)
+        Lower / upper early-stop thresholds of each step (-inf / inf: no stop on that side).
+    n_stopped_, step_differences_ : ndarray of int, shape (n_models - 1,)
+        Fitting examples stopped at each step, and how many of them differ from the full
+        ensemble.
+    differences_ : int
+        Total differences on the fitting set.
+    base_ : float
+        The ensemble's initial score b0.
+    cascade_ : Cascade
+        The fitted cascade.
+    classes_ : ndarray of shape (2,)
+        Labels ``predict`` returns.
+    model_ : estimator or None
+        The boosted model given to :meth:`fit` (None after :meth:`fit_scores`).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> from ensemble_repro.qwyc import QuitWhenYouCan
+    >>> X, y = make_classification(n_samples=400, random_state=0)
+    >>> gbt = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
+    >>> qwyc = QuitWhenYouCan(alpha=0.0).fit(X, model=gbt)
+    >>> bool((qwyc.predict(X) == gbt.predict(X)).all())     # alpha = 0: no difference on X
+    True
+    >>> bool(qwyc.n_evaluated(X).mean() < 20)               # but fewer trees on average
+    True
     """
 
     def __init__(self, alpha, ordering="joint", costs=None, decision_threshold=0.0,
@@ -116,8 +302,12 @@ class QuitWhenYouCan(_CascadeMixin):
         if self.costs is None:
             return np.ones(T)
         c = np.asarray(self.costs, dtype=np.float64)
-        if c.shape != (T,) or not np.all(np.isfinite(c)) or np.any(c <= 0):
-            raise ValueError(f"costs must be None or {T} finite values > 0 (one per base model)")
+        if c.shape != (T,):
+            raise ValueError(f"costs must be None or {T} values, one per base model (column of "
+                             f"F); got shape {c.shape}")
+        bad = np.flatnonzero(~(np.isfinite(c) & (c > 0)))
+        if bad.size:
+            raise ValueError(f"costs must be finite and > 0; got {c[bad[0]]} at index {bad[0]}")
         return c
 
     def _budget(self, r, used, N, T):
@@ -126,16 +316,15 @@ class QuitWhenYouCan(_CascadeMixin):
             return total - used
         return math.floor(self.alpha * N * (r + 1) / (T - 1)) - used  # uniform, with carry-over
 
-    def fit(self, F, base=0.0):
+    def _fit_cascade(self, base, F):
         """Fit the ordering and thresholds on the scores ``F`` (N x T) with intercept ``base``."""
-        F = check_scores(F, base)
         N, T = F.shape
         costs = self._check_params(T)
         beta = float(self.decision_threshold)
         f = sequential_sum(base, F)
         yhat = f >= beta
         joint = isinstance(self.ordering, str) and self.ordering == "joint"
-        fixed = None if joint else resolve_order(self.ordering, F, base, f, self.random_state)
+        fixed = None if joint else _resolve_order(self.ordering, F, base, f, self.random_state)
         rate = self.alpha if self.budget_rule == "per_step_rate" else None
         Ft = np.ascontiguousarray(F.T)
         g = np.full(N, float(base))               # partial sums of every example
@@ -184,20 +373,62 @@ class QuitWhenYouCan(_CascadeMixin):
         self.differences_ = int(used)
         self.cascade_ = Cascade.from_steps(order, [[]] * (T - 1), em_all[:, None], ep_all[:, None],
                                            beta)
-        return self
 
 
-class FanEarlyStopping(_CascadeMixin):
-    """Dynamic scheduling of Fan et al. (2002) adapted to additive scores (spec §2.2).
+class FanEarlyStopping(_Cascade):
+    """Dynamic scheduling of Fan et al. (2002) adapted to additive scores (QWYC spec §2.2).
 
     For each stage r < T the partial scores g_r of the fitting set are split into ``n_bins``
-    bins (``bin_kind`` quantile / equal-width, on the margin or its sigmoid); in each bin the
-    remaining score f - g_r has mean mu and standard deviation sigma. An example stops with
-    class 1 when g_r + mu - gamma*sigma > beta, with class 0 when g_r + mu + gamma*sigma < beta;
-    bins with fewer than ``min_bin_count`` fitting points never stop. With
-    ``stats_on_survivors`` the statistics of stage r use only the examples not stopped before.
+    bins; in each bin the remaining score f - g_r has mean mu and standard deviation sigma.
+    An example stops with class 1 when g_r + mu - gamma*sigma > beta, with class 0 when
+    g_r + mu + gamma*sigma < beta.
 
-    Fitted attributes: ``order_``, ``cascade_`` (per-stage edges and thresholds), ``base_``.
+    Parameters
+    ----------
+    gamma : float >= 0
+        Confidence multiplier of sigma (inf: never stop early).
+    n_bins : int >= 1, default=10
+        Bins of the partial score per stage.
+    ordering : {"natural", "random", "individual_mse", "greedy_mse"} or array of int, \
+default="individual_mse"
+        Order of the base models (``"joint"`` is QWYC's and not accepted here).
+    bin_kind : {"quantile", "equal_width"}, default="quantile"
+        Bin edges from quantiles of the stage's fitting scores, or equally spaced.
+    stats_on_survivors : bool, default=False
+        Stage r's statistics use only the fitting examples not stopped before stage r.
+    min_bin_count : int >= 1, default=5
+        Bins with fewer fitting examples never stop.
+    bin_score : {"margin", "sigmoid"}, default="margin"
+        Bin on the partial score or on its sigmoid.
+    decision_threshold : float, default=0.0
+        beta: the full ensemble decides class 1 when f >= beta.
+    random_state : None, int, RandomState or Generator, default=None
+        Seed of ``ordering="random"`` (scikit-learn's convention).
+
+    Attributes
+    ----------
+    order_ : ndarray of int, shape (n_models,)
+        Evaluation order.
+    cascade_ : Cascade
+        Per-stage bin edges and thresholds.
+    base_ : float
+        The ensemble's initial score b0.
+    classes_ : ndarray of shape (2,)
+        Labels ``predict`` returns.
+    model_ : estimator or None
+        The boosted model given to :meth:`fit` (None after :meth:`fit_scores`).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import GradientBoostingClassifier
+    >>> from ensemble_repro.qwyc import FanEarlyStopping, tree_scores
+    >>> X, y = make_classification(n_samples=300, random_state=0)
+    >>> gbt = GradientBoostingClassifier(n_estimators=15, random_state=0).fit(X, y)
+    >>> fan = FanEarlyStopping(gamma=2.0, n_bins=4).fit_scores(*tree_scores(gbt, X))
+    >>> base, F = tree_scores(gbt, X)
+    >>> bool((fan.predict(F) == gbt.predict(X)).mean() > 0.95)
+    True
     """
 
     def __init__(self, gamma, n_bins=10, ordering="individual_mse", bin_kind="quantile",
@@ -257,14 +488,13 @@ class FanEarlyStopping(_CascadeMixin):
         ok = cnt >= self.min_bin_count
         return edges, np.where(ok, beta - mu - margin, -np.inf), np.where(ok, beta - mu + margin, np.inf)
 
-    def fit(self, F, base=0.0):
+    def _fit_cascade(self, base, F):
         """Fit bins and per-bin statistics of every stage on ``F`` (N x T) with intercept ``base``."""
-        F = check_scores(F, base)
         self._check_params()
         N, T = F.shape
         beta = float(self.decision_threshold)
         f = sequential_sum(base, F)
-        order = resolve_order(self.ordering, F, base, f, self.random_state)
+        order = _resolve_order(self.ordering, F, base, f, self.random_state)
         G = partial_sums(F, base, order)
         alive = np.ones(N, dtype=bool)
         step_edges, step_lo, step_hi = [], [], []
@@ -281,4 +511,3 @@ class FanEarlyStopping(_CascadeMixin):
         self.base_ = float(base)
         self.order_ = order
         self.cascade_ = Cascade.from_steps(order, step_edges, step_lo, step_hi, beta)
-        return self

@@ -95,16 +95,44 @@ def _zero_budget(S: np.ndarray, yhat: np.ndarray):
 
 def step_thresholds(S: np.ndarray, yhat: np.ndarray, budget: int, side_split: str = "joint",
                     rate: float | None = None):
-    """Algorithm 2 for every row of ``S`` (candidates x survivors).
+    """Algorithm 2 of Wang, Gupta & You (2018) for every row of ``S`` at once.
 
-    Returns ``(eps_minus, eps_plus, n_stop, n_diff)`` per candidate: the thresholds, how many
-    survivors they stop (``S < eps_minus`` or ``S > eps_plus``) and how many of those differ
-    from ``yhat``. With ``rate=None`` the differences are at most ``budget``, shared between the
-    two sides by ``side_split``: ``joint`` maximises the total stopped (then minimises the
+    With ``rate=None`` the differences are at most ``budget``, shared between the two sides
+    by ``side_split``: ``joint`` maximises the total stopped (then minimises the
     differences), ``neg_first`` gives the negative side the whole budget and the positive side
     the rest, ``half`` gives each side ``budget // 2``. With ``rate`` (the ``per_step_rate``
     budget rule) each side independently keeps its differences at most ``rate`` times its
     number stopped, the negative side first. Both sides never overlap, so eps_minus <= eps_plus.
+
+    Parameters
+    ----------
+    S : ndarray of shape (m, n)
+        Partial scores of the n surviving examples after adding each of m candidate models.
+    yhat : array-like of bool, shape (n,)
+        The full ensemble's decisions on those examples.
+    budget : int
+        Differences from ``yhat`` allowed at this step (ignored when ``rate`` is given).
+    side_split : {"joint", "neg_first", "half"}, default="joint"
+        How the budget is shared between the two sides.
+    rate : float, optional
+        Per-side cap on differences per example stopped.
+
+    Returns
+    -------
+    eps_minus, eps_plus : ndarray of float, shape (m,)
+        Thresholds: stop with class 0 when ``S < eps_minus``, class 1 when ``S > eps_plus``.
+    n_stop : ndarray of int, shape (m,)
+        Survivors each candidate's thresholds stop.
+    n_diff : ndarray of int, shape (m,)
+        How many of those differ from ``yhat``.
+
+    Examples
+    --------
+    >>> from ensemble_repro.qwyc import step_thresholds
+    >>> S = np.array([[-3.0, -2.0, -1.0, 1.0, 2.0, 3.0]])
+    >>> yhat = np.array([False, False, True, False, True, True])  # the full ensemble's
+    >>> step_thresholds(S, yhat, budget=0)      # stops all but -1 and 1, without a difference
+    (array([-1.5]), array([1.5]), array([4]), array([0]))
     """
     m, n = S.shape
     yhat = np.asarray(yhat, dtype=bool)

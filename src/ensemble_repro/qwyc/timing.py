@@ -5,8 +5,10 @@ A small C kernel evaluates one example at a time: it walks the trees in the casc
 leaf value to the running score and applies the step's stop test (bin lookup by binary search
 for Fan, one comparison pair for QWYC), so elapsed time is proportional to the trees actually
 evaluated. The full ensemble is timed with the same kernel and a never-stopping cascade. The
-kernel is compiled with the system C compiler on first use into a per-user cache directory
-(``ENSEMBLE_REPRO_CACHE`` overrides it), keyed by the source's hash.
+kernel is compiled with the system C compiler on first use into the user's cache directory
+(``$XDG_CACHE_HOME/ensemble_repro``, else ``~/.cache/ensemble_repro``; ``ENSEMBLE_REPRO_CACHE``
+overrides it), keyed by the source's hash. The directory and the library must be the user's own
+and not writable by group or others (issue 14), else loading is refused.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import ctypes
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -63,25 +66,64 @@ void cascade_eval(const double *X, long n, long d,
 
 
 def _cache_dir() -> Path:
+    """``$ENSEMBLE_REPRO_CACHE``, else ``$XDG_CACHE_HOME/ensemble_repro``, else
+    ``~/.cache/ensemble_repro`` (a relative ``XDG_CACHE_HOME`` is ignored, as the XDG spec says)."""
     env = os.environ.get("ENSEMBLE_REPRO_CACHE")
-    return Path(env) if env else Path(tempfile.gettempdir()) / f"ensemble_repro-{os.getuid()}"
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    root = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return root / "ensemble_repro"
+
+
+def _refuse(path: Path, why: str, fix: str) -> PermissionError:
+    return PermissionError(f"refusing to use the compiled-kernel cache {path}: {why}, so another "
+                           f"user could make this process run their code; {fix} (or set "
+                           "ENSEMBLE_REPRO_CACHE to a directory of your own)")
+
+
+def _check_private(path: Path, is_dir: bool) -> None:
+    """Refuse ``path`` unless it is a real directory / regular file (not a symlink) owned by
+    this user and not writable by group or others."""
+    st = os.stat(path, follow_symlinks=is_dir)
+    kind_ok = stat.S_ISDIR(st.st_mode) if is_dir else stat.S_ISREG(st.st_mode)
+    kind = "directory" if is_dir else "regular file (not a symlink)"
+    if not kind_ok:
+        raise _refuse(path, f"it is not a {kind}", "remove it")
+    if st.st_uid != os.geteuid():
+        raise _refuse(path, f"it is owned by uid {st.st_uid}, not by you (uid {os.geteuid()})",
+                      "remove it")
+    if st.st_mode & 0o022:
+        mode = stat.S_IMODE(st.st_mode)
+        raise _refuse(path, f"it is writable by group or others (mode {mode:o})",
+                      f"run `chmod go-w {path}`")
 
 
 def _library() -> ctypes.CDLL:
-    """Compile (once) and load the C kernel."""
+    """Compile (once) and load the C kernel.
+
+    The cache directory is created with mode 0700; an existing one must be owned by this user
+    and not group/other-writable, and so must the library, which is compiled in a private
+    temporary directory inside the cache and renamed into place (atomic: a concurrent process
+    sees either no library or a complete one).
+    """
     tag = hashlib.sha256(_SOURCE.encode()).hexdigest()[:16]
-    lib = _cache_dir() / f"cascade_{tag}.so"
-    if not lib.exists():
+    cache = _cache_dir()
+    cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _check_private(cache, is_dir=True)
+    lib = cache / f"cascade_{tag}.so"
+    if not os.path.lexists(lib):
         cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
         if cc is None:
             raise RuntimeError("the timing evaluator needs a C compiler (cc or gcc, or set CC)")
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        src = lib.with_suffix(".c")
-        src.write_text(_SOURCE)
-        tmp = lib.with_name(f".{lib.name}.{os.getpid()}")
-        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(src), "-lm"],
-                       check=True, capture_output=True)
-        os.replace(tmp, lib)
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as build:
+            src, out = Path(build) / "cascade.c", Path(build) / lib.name
+            src.write_text(_SOURCE)
+            subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src), "-lm"],
+                           check=True, capture_output=True)
+            os.chmod(out, 0o700)
+            os.replace(out, lib)
+    _check_private(lib, is_dir=False)
     dll = ctypes.CDLL(str(lib))
     dll.cascade_eval.restype = None
     return dll
@@ -92,13 +134,56 @@ def _ptr(a):
 
 
 def never_stop(T: int, beta: float = 0.0) -> Cascade:
-    """The full ensemble as a cascade: natural order, no early stop."""
+    """The full ensemble as a cascade: natural order, no early stop.
+
+    Parameters
+    ----------
+    T : int
+        Number of base models.
+    beta : float, default=0.0
+        Decision threshold.
+
+    Returns
+    -------
+    Cascade
+
+    Examples
+    --------
+    >>> from ensemble_repro.qwyc import evaluate_cascade, never_stop
+    >>> evaluate_cascade(never_stop(3), np.array([[5.0, -1.0, -1.0]]), 0.0)
+    (array([ True]), array([3]))
+    """
     return Cascade.from_steps(np.arange(T), [[]] * (T - 1), [[-np.inf]] * (T - 1),
                               [[np.inf]] * (T - 1), beta)
 
 
 class CascadeTimer:
-    """Per-example evaluation of a fitted cascade on the trees of ``forest``, in C."""
+    """Per-example evaluation of a fitted cascade on the trees of ``forest``, in C.
+
+    Deployment-style timing for the QWYC paper's Tables 2-4: one example at a time, tree by
+    tree in the cascade's order, stopping as the cascade says. The C kernel is compiled on
+    first use (see the module docstring for the cache and its checks).
+
+    Parameters
+    ----------
+    forest : FlatForest
+        The model's trees (:func:`flatten_model`).
+    base : float
+        The model's initial score b0.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> from ensemble_repro.qwyc import CascadeTimer, QuitWhenYouCan, flatten_model
+    >>> X, y = make_classification(n_samples=300, random_state=0)
+    >>> gbt = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
+    >>> qwyc = QuitWhenYouCan(0.01).fit(X, model=gbt)
+    >>> base, forest = flatten_model(gbt)
+    >>> decision, n_evaluated, seconds = CascadeTimer(forest, base).run(qwyc.cascade_, X)
+    >>> bool((n_evaluated == qwyc.n_evaluated(X)).all())
+    True
+    """
 
     def __init__(self, forest: FlatForest, base: float):
         self.forest = forest
@@ -106,7 +191,24 @@ class CascadeTimer:
         self._lib = _library()
 
     def run(self, cascade: Cascade, X):
-        """``(decision, n_evaluated, seconds)`` for evaluating every row of ``X`` in turn."""
+        """Evaluate every row of ``X`` in turn with the cascade, timed.
+
+        Parameters
+        ----------
+        cascade : Cascade
+            A cascade over this forest's trees.
+        X : array-like of shape (N, n_features)
+            Examples.
+
+        Returns
+        -------
+        decision : ndarray of bool, shape (N,)
+            Early-exit decisions.
+        n_evaluated : ndarray of int, shape (N,)
+            Trees evaluated per example.
+        seconds : float
+            Wall time of the C loop over all N examples.
+        """
         fo = self.forest
         if cascade.order.size != fo.n_trees:
             raise ValueError(f"cascade has {cascade.order.size} steps but the forest "
@@ -130,8 +232,24 @@ class CascadeTimer:
         return dec.astype(bool), nev, seconds
 
     def per_example_times(self, cascades: dict, X, runs: int) -> dict:
-        """Mean per-example time of each named cascade in each of ``runs`` rounds; the
-        cascades take turns within a round so machine load affects them alike."""
+        """Mean per-example time of each named cascade in each of ``runs`` rounds.
+
+        The cascades take turns within a round so machine load affects them alike.
+
+        Parameters
+        ----------
+        cascades : dict
+            Name -> Cascade.
+        X : array-like of shape (N, n_features)
+            Examples.
+        runs : int
+            Rounds.
+
+        Returns
+        -------
+        dict
+            Name -> ndarray of shape (runs,), seconds per example in each round.
+        """
         out = {name: np.empty(runs) for name in cascades}
         n = np.asarray(X).shape[0]
         for r in range(runs):

@@ -22,12 +22,37 @@ _CHUNK_ROWS = 4096
 
 @dataclass(frozen=True)
 class FlatForest:
-    """All trees of an ensemble as flat node arrays.
+    """All trees of an ensemble as flat node arrays (built by :func:`flatten_model`).
 
     Node ``i`` sends ``x`` to ``left[i]`` when ``x[feature[i]] <= threshold[i]`` (or, for NaN,
     when ``missing_left[i]``), else to ``right[i]``. Leaves point to themselves on both
     sides, so a walk of ``max_depth`` levels ends on the leaf whatever the tree's depth.
-    ``value`` holds the leaf outputs already multiplied by the learning rate.
+
+    Parameters
+    ----------
+    feature, threshold, left, right, missing_left : ndarray of shape (n_nodes,)
+        Split feature, threshold, children and NaN direction of every node.
+    value : ndarray of shape (n_nodes,)
+        Leaf outputs, already multiplied by the learning rate (0 on inner nodes).
+    roots : ndarray of int, shape (T,)
+        Node index of each tree's root.
+    max_depth : int
+        Depth of the deepest tree.
+    n_features : int
+        Features the model was fitted on.
+    float32_inputs : bool
+        Compare float32-rounded features (the classic ``GradientBoostingClassifier`` does).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> from ensemble_repro.qwyc import flatten_model
+    >>> X, y = make_classification(n_samples=200, random_state=0)
+    >>> gbt = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
+    >>> base, forest = flatten_model(gbt)
+    >>> forest.n_trees, forest.contributions(X[:3]).shape
+    (5, (3, 5))
     """
 
     feature: np.ndarray      # (n_nodes,) int32
@@ -43,10 +68,22 @@ class FlatForest:
 
     @property
     def n_trees(self) -> int:
+        """Number of trees T."""
         return int(self.roots.size)
 
     def prepare(self, X) -> np.ndarray:
-        """``X`` as the C-contiguous float64 matrix the comparisons are made on."""
+        """``X`` as the C-contiguous float64 matrix the comparisons are made on.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, n_features)
+            Examples.
+
+        Returns
+        -------
+        ndarray of shape (N, n_features)
+            float64, rounded through float32 when ``float32_inputs``.
+        """
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"X must be a 2-D array with {self.n_features} columns (the model's "
@@ -56,7 +93,18 @@ class FlatForest:
         return np.ascontiguousarray(X)
 
     def contributions(self, X) -> np.ndarray:
-        """``F[i, t]``: output of tree ``t`` on row ``i`` (learning rate included)."""
+        """Output of every tree on every example, learning rate included.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, n_features)
+            Examples.
+
+        Returns
+        -------
+        F : ndarray of shape (N, T)
+            ``F[i, t]``: output of tree ``t`` on row ``i``.
+        """
         X = self.prepare(X)
         F = np.empty((X.shape[0], self.n_trees))
         for start in range(0, X.shape[0], _CHUNK_ROWS):
@@ -101,8 +149,30 @@ def _pack(trees, n_features: int, float32_inputs: bool) -> FlatForest:
 
 
 def flatten_model(model) -> tuple[float, FlatForest]:
-    """``(base, forest)`` of a fitted binary ``GradientBoostingClassifier`` or
-    ``HistGradientBoostingClassifier``; ``base`` is the boosting initial score b0."""
+    """Flatten the trees of a fitted binary gradient-boosted classifier.
+
+    Parameters
+    ----------
+    model : GradientBoostingClassifier or HistGradientBoostingClassifier
+        Fitted, binary, without native categorical splits.
+
+    Returns
+    -------
+    base : float
+        The boosting initial score b0.
+    forest : FlatForest
+        The trees as flat node arrays.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import GradientBoostingClassifier
+    >>> from ensemble_repro.qwyc import flatten_model
+    >>> X, y = make_classification(n_samples=200, random_state=0)
+    >>> base, forest = flatten_model(GradientBoostingClassifier(n_estimators=4).fit(X, y))
+    >>> forest.n_trees, forest.float32_inputs
+    (4, True)
+    """
     if not isinstance(model, (GradientBoostingClassifier, HistGradientBoostingClassifier)):
         raise ValueError("model must be a fitted sklearn GradientBoostingClassifier or "
                          f"HistGradientBoostingClassifier; got {type(model).__name__}")
@@ -133,7 +203,26 @@ def flatten_model(model) -> tuple[float, FlatForest]:
 
 
 def sequential_sum(base: float, F: np.ndarray) -> np.ndarray:
-    """``((base + F[:, 0]) + F[:, 1]) + ...``: the ensemble score summed in scikit-learn's order."""
+    """``((base + F[:, 0]) + F[:, 1]) + ...``: the ensemble score summed in scikit-learn's order.
+
+    Parameters
+    ----------
+    base : float
+        Initial score b0.
+    F : ndarray of shape (N, T)
+        Per-tree scores.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The full ensemble score f, rounded as scikit-learn rounds it.
+
+    Examples
+    --------
+    >>> from ensemble_repro.qwyc import sequential_sum
+    >>> sequential_sum(0.5, np.array([[1.0, 2.0], [-1.0, 0.25]]))
+    array([ 3.5 , -0.25])
+    """
     out = np.full(F.shape[0], float(base))
     for t in range(F.shape[1]):
         out += F[:, t]
@@ -141,10 +230,36 @@ def sequential_sum(base: float, F: np.ndarray) -> np.ndarray:
 
 
 def tree_scores(model, X) -> tuple[float, np.ndarray]:
-    """``(base, F)`` with ``F[i, t]`` = learning rate x tree ``t``'s output on ``X[i]``.
+    """Exact per-tree contributions of a fitted gradient-boosted binary classifier.
 
     ``sequential_sum(base, F)`` equals ``model.decision_function(X)`` exactly; ``base +
-    F.sum(1)`` equals it up to the rounding of numpy's pairwise summation.
+    F.sum(1)`` equals it up to the rounding of numpy's pairwise summation. The pair is what
+    the early-exit estimators' ``fit_scores(base, F)`` takes.
+
+    Parameters
+    ----------
+    model : GradientBoostingClassifier or HistGradientBoostingClassifier
+        Fitted binary classifier.
+    X : array-like of shape (N, n_features)
+        Examples (NaN allowed where the model allows it).
+
+    Returns
+    -------
+    base : float
+        The boosting initial score b0.
+    F : ndarray of shape (N, T)
+        ``F[i, t]`` = learning rate x tree ``t``'s output on ``X[i]``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> from ensemble_repro.qwyc import sequential_sum, tree_scores
+    >>> X, y = make_classification(n_samples=200, random_state=0)
+    >>> gbt = HistGradientBoostingClassifier(max_iter=10, random_state=0).fit(X, y)
+    >>> base, F = tree_scores(gbt, X)
+    >>> F.shape, bool((sequential_sum(base, F) == gbt.decision_function(X)).all())
+    ((200, 10), True)
     """
     base, forest = flatten_model(model)
     return base, forest.contributions(X)

@@ -1,0 +1,53 @@
+"""The library's one ``random_state`` convention, scikit-learn's (issue 13).
+
+``random_state`` may be None, an int, a ``np.random.RandomState`` or a ``np.random.Generator``,
+with scikit-learn's meaning; the numeric code draws from a ``np.random.Generator``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+
+def check_generator(random_state, name: str = "random_state") -> np.random.Generator:
+    """Turn a scikit-learn style ``random_state`` into a ``np.random.Generator``.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator
+        None: seeded from NumPy's global ``RandomState`` (so ``np.random.seed`` makes the run
+        reproducible, as in scikit-learn); int in [0, 2**32 - 1]: ``np.random.default_rng(int)``
+        (reproducible); ``RandomState``: seeded from it (advancing it, as scikit-learn
+        estimators advance a ``RandomState`` they are given); ``Generator``: used as is.
+    name : str, default="random_state"
+        Argument name used in error messages.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> from ensemble_repro.rng import check_generator
+    >>> a, b = check_generator(7).integers(100, size=3), check_generator(7).integers(100, size=3)
+    >>> bool((a == b).all())
+    True
+    >>> check_generator(np.random.RandomState(0)).random() == check_generator(
+    ...     np.random.RandomState(0)).random()
+    True
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if not 0 <= random_state <= 2**32 - 1:
+            raise ValueError(f"{name} must be None, an int in [0, 2**32 - 1], a "
+                             f"numpy RandomState or Generator; got {random_state!r}")
+        return np.random.default_rng(int(random_state))
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        rs = check_random_state(random_state)
+        return np.random.default_rng(rs.randint(0, 2**32, size=4, dtype=np.uint64))
+    raise ValueError(f"{name} must be None, an int in [0, 2**32 - 1], a numpy RandomState or "
+                     f"Generator; got {random_state!r} of type {type(random_state).__name__}")
