@@ -42,9 +42,8 @@ SMOKE = textwrap.dedent("""
     gbt = GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=0).fit(Xc, yc)
     base, F = qwyc.tree_scores(gbt, Xc)
     assert np.allclose(base + F.sum(axis=1), gbt.decision_function(Xc))
-    early = qwyc.QuitWhenYouCan(alpha=0.0).fit(F, base)
-    full = gbt.decision_function(Xc) > 0
-    assert np.array_equal(np.asarray(early.predict(F)).astype(bool), full)
+    early = qwyc.QuitWhenYouCan(alpha=0.0).fit(Xc, model=gbt)
+    assert np.array_equal(early.predict(Xc), gbt.predict(Xc))
 
     p = np.array([0.9, 0.8, 0.75, 0.7, 0.6])
     t = np.array([5.0, 1.0, 1.0, 1.0, 1.0])
