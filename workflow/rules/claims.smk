@@ -5,6 +5,7 @@
 
 from ensemble_repro.claims import (CLAIMS_CSV, PAPERS, REPORT_CATEGORY, TABLE_HTML, VERDICT_HTML,
                                    VERDICT_MD, VERDICT_SUMMARY_RST, paper_claims_csv)
+from ensemble_repro.claims.captions import jab_figure_labels  # jab.smk's figure labels
 
 # Config files of this run: claims rows say at which scale (smoke / quick / paper) they were made.
 CONFIG_FILES = [str(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)]

@@ -71,8 +71,8 @@ def fan_below_smaller(points: pd.DataFrame, smaller: pd.DataFrame) -> tuple[bool
                       > np.interp(x, s["n_trees"], s["test_differences_pct"])))
     half = len(f) / 2
     return (acc > half and diff > half,
-            f"Fan* worse on accuracy at {acc} of {len(f)} points, on differences at {diff} of "
-            f"{len(f)}")
+            (f"Fan* worse on accuracy at {acc} of {len(f)} points, on differences at {diff} of "
+            f"{len(f)}"))
 
 
 def faster_than_fan(timing: pd.DataFrame, target_pct: float = FAITHFUL_PCT) -> tuple[bool, str] | None:
@@ -89,9 +89,9 @@ def faster_than_fan(timing: pd.DataFrame, target_pct: float = FAITHFUL_PCT) -> t
     half = stats.norm.ppf(0.5 + LEVEL / 2) * ratio * rel
     matched = q.test_differences_pct <= MATCH_FACTOR * target_pct
     return (ratio - half > 1 and matched,
-            f"{ratio:.2f}x [{ratio - half:.2f}, {ratio + half:.2f}] over {runs} timing runs "
+            (f"{ratio:.2f}x [{ratio - half:.2f}, {ratio + half:.2f}] over {runs} timing runs "
             f"(QWYC* at {q.test_differences_pct:.2f}%, Fan* at {f.test_differences_pct:.2f}% "
-            "differences)")
+            "differences)"))
 
 
 def _over_splits(frames: list[pd.DataFrame], check: Check):

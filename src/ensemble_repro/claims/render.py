@@ -100,9 +100,9 @@ def _page(title: str, body: str) -> str:
 def verdict_html(df: pd.DataFrame) -> str:
     """The verdict page as one self-contained HTML file (shown inline in the Snakemake report)."""
     parts = ["<h1>Paper vs ours: verdicts on the claims of the three papers</h1>",
-             "<p>Generated from <code>results/claims.csv</code>. A claim is <em>reproduced</em> "
+             ("<p>Generated from <code>results/claims.csv</code>. A claim is <em>reproduced</em> "
              "only when the interval over repeated randomness lies wholly inside what the claim "
-             "allows; each row states its rule.</p>", "<h2>Summary</h2>",
+             "allows; each row states its rule.</p>"), "<h2>Summary</h2>",
              _html_table(summary(df))]
     cols = ["claim_id", "dataset", "item", "paper_says", "ours", "interval", "n_repeats",
             "verdict", "robust_to", "scale", "made_on"]
