@@ -83,7 +83,7 @@ def _paired_runs(runs: pd.DataFrame, strategy: str, variant: str) -> pd.DataFram
     keys = ["budget_fraction", "seed"]
     free = s[s["variant"] == NO_RULE].set_index(keys)[["accuracy", "evaluations", "optimum"]]
     rule = s[s["variant"] == variant].set_index(keys)[["accuracy", "evaluations"]]
-    return free.join(rule, rsuffix="_rule", how="inner")
+    return free.join(rule.add_suffix("_rule"), how="inner")
 
 
 def stopping_saves(runs: pd.DataFrame, variant: str) -> tuple[str, str, list[Interval]]:
@@ -113,7 +113,7 @@ def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval
     s = runs[runs["variant"] == variant]
     ss = s[s["strategy"] == SS].set_index(keys)
     sa = s[s["strategy"] == SA].set_index(keys)
-    both = ss[["accuracy", "optimum"]].join(sa[["accuracy"]], rsuffix="_sa", how="inner")
+    both = ss[["accuracy", "optimum"]].join(sa[["accuracy"]].add_suffix("_sa"), how="inner")
     live = both[both["optimum"] < SATURATED]
     if not len(live):
         return "", f"all {len(both)} runs in saturated cells (optimum q >= {SATURATED})", None

@@ -128,7 +128,7 @@ def evaluate(points: Mapping[str, pd.DataFrame], smaller: Mapping[str, pd.DataFr
             ("qwyc.fewer_models", lambda d: fewer_models(d, n_trees), True),
             ("qwyc.beats_fixed_orders", lambda d: beats_fixed_orders(d, targets), True),
         ]
-        if ds == "adult":
+        if ds == "adult" and ds in smaller:
             checks.append(("qwyc.fan_below_smaller",
                            lambda d, s=smaller[ds]: fan_below_smaller(d, s), True))
         checks.append(("qwyc.faster_than_fan", None, False))
