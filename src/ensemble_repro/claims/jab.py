@@ -153,11 +153,31 @@ def _fixed_vs_random(rows: pd.DataFrame, seed: int) -> tuple[str, str, str, int]
 def evaluate(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame, *, alpha: float,
              datasets: Sequence[str], missing: Sequence[str], aggregations: Sequence[str],
              timing_m_ratio: float, seed: int) -> list[dict]:
-    """Claims rows of the J+aB paper, one per claim x data set.
+    """Claims rows of the J+aB paper (registry claims ``jab.*``), one per claim x data set.
 
-    The main verdict uses the first aggregation in ``aggregations`` (the paper's mean); the
-    others are the sensitivity settings of ``robust_to``. Data sets in ``missing`` (raw file
-    absent) get ``not testable here``.
+    Parameters
+    ----------
+    main, jplus, fvr : DataFrame
+        ``results/jab/main.csv``, ``jplus.csv`` and ``fixed_vs_random.csv`` (one row per data
+        set x learner x aggregation x method x m/n x trial).
+    alpha : float
+        Miscoverage level; coverage is judged around ``1 - alpha`` (paper Section 5).
+    datasets : sequence of str
+        Configured data sets; one row per claim and data set.
+    missing : sequence of str
+        Data sets whose raw file is absent: ``not testable here``.
+    aggregations : sequence of str
+        The first (the paper's mean) decides the verdict; the others are the sensitivity
+        settings counted in ``robust_to``.
+    timing_m_ratio : float
+        m / n of the wall-clock claim (Tables S1-S3).
+    seed : int
+        Seed of the bootstrap intervals.
+
+    Returns
+    -------
+    list of dict
+        Rows for :func:`ensemble_repro.claims.table.claims_frame`.
     """
     rows = []
     main_agg, others = aggregations[0], list(aggregations[1:])

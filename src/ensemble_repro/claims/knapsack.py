@@ -126,11 +126,27 @@ def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval
 def evaluate(worked: pd.DataFrame | None, rates: pd.DataFrame | None,
              runs: Mapping[str, pd.DataFrame], *, mc_sampler: str,
              stop_variants: Sequence[str], uci_pools: Sequence[str]) -> list[dict]:
-    """Claims rows of the knapsack paper.
+    """Claims rows of the knapsack paper (registry claims ``knapsack.*``).
 
-    ``runs`` maps a pool name to its ``runs/<pool>.csv``; ``stop_variants`` lists the stopped
-    variants (``stop=tail@0.05``, ...), the first being the primary one and the others the
-    sensitivity settings; ``uci_pools`` are the pools with held-out votes.
+    Parameters
+    ----------
+    worked, rates : DataFrame or None
+        ``worked_example.csv`` and ``adversarial.csv`` (None or empty: rows left out).
+    runs : mapping of str to DataFrame
+        Pool name -> its ``runs/<pool>.csv`` (every strategy x budget x seed x variant).
+    mc_sampler : str
+        Monte Carlo reading of the main verdict (``knapsack.mc_sampler``); the adversarial
+        table's other readings are sensitivity settings.
+    stop_variants : sequence of str
+        Stopped variants (``stop=tail@0.05``, ...): the first decides, the others are
+        sensitivity settings.
+    uci_pools : sequence of str
+        Pools with held-out votes (the independence claim).
+
+    Returns
+    -------
+    list of dict
+        Rows for :func:`ensemble_repro.claims.table.claims_frame`.
     """
     rows = []
     if worked is not None and len(worked):

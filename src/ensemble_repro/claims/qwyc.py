@@ -110,11 +110,26 @@ def evaluate(points: Mapping[str, pd.DataFrame], smaller: Mapping[str, pd.DataFr
              timing: Mapping[str, pd.DataFrame],
              sensitivity: Mapping[str, Mapping[str, pd.DataFrame]], *, datasets: Sequence[str],
              n_trees: int, target_differences: Sequence[float]) -> list[dict]:
-    """Claims rows of the QWYC paper, one per claim x data set.
+    """Claims rows of the QWYC paper (registry claims ``qwyc.*``), one per claim x data set.
 
-    ``points``, ``smaller``, ``timing`` map a data set to its figure1 / smaller_ensembles /
-    timing table; ``sensitivity`` maps it to {setting: sensitivity table}. A configured data
-    set absent from ``points`` gets ``not testable here``.
+    Parameters
+    ----------
+    points, smaller, timing : mapping of str to DataFrame
+        Data set -> its ``figure1.csv`` / ``smaller_ensembles.csv`` / ``timing.csv``. A
+        ``split`` column, when present, marks independent carve-outs.
+    sensitivity : mapping of str to mapping of str to DataFrame
+        Data set -> {setting: ``sensitivity_<setting>.csv``}, counted in ``robust_to``.
+    datasets : sequence of str
+        Configured data sets; one absent from ``points`` gets ``not testable here``.
+    n_trees : int
+        T, the full ensemble's size (the 2x-4x claim).
+    target_differences : sequence of float
+        Difference levels (fractions) at which orderings are compared.
+
+    Returns
+    -------
+    list of dict
+        Rows for :func:`ensemble_repro.claims.table.claims_frame`.
     """
     targets = [100 * t for t in target_differences]
     rows = []

@@ -15,7 +15,37 @@ from .rules import NOT_TESTABLE, VERDICTS, Interval
 def claim_row(claim_id: str, dataset: str, *, ours: str, verdict: str,
               interval: Interval | str = "", n_repeats: int = 0,
               robust_to: str = "no sensitivity setting", reason: str = "") -> dict:
-    """One row of a claims table (``scale`` and ``made_on`` are filled by :func:`claims_frame`)."""
+    """One row of a claims table (``scale`` and ``made_on`` are filled by :func:`claims_frame`).
+
+    Parameters
+    ----------
+    claim_id : str
+        A key of :data:`ensemble_repro.claims.registry.CLAIMS`.
+    dataset : str
+        The data set (or pool, or setting) the row is about.
+    ours : str
+        Our numbers, in words.
+    verdict : str
+        One of :data:`ensemble_repro.claims.rules.VERDICTS`.
+    interval : Interval or str
+        The interval the verdict rests on.
+    n_repeats : int
+        Independent repeats behind the interval.
+    robust_to : str
+        See :func:`ensemble_repro.claims.rules.robust_to`.
+    reason : str
+        Why the claim is not testable (required for that verdict).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> claim_row("knapsack.kaggle", "Kaggle", ours="-", verdict="not testable here",
+    ...           reason="leaderboards not downloaded")["item"]
+    'Section VIII (Kaggle experiment)'
+    """
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r} for {claim_id}")
     if verdict == NOT_TESTABLE and not reason:
