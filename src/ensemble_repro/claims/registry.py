@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .rules import MIN_BOOTSTRAP
+
 #: Papers, in the order of every report.
 PAPERS = {
     "jab": "Jackknife+-after-bootstrap (Kim, Xu & Barber 2020)",
@@ -79,6 +81,8 @@ class Claim:
 
 
 _JAB_IN = ("results/jab/main.csv", "results/jab/jplus.csv")
+_BOOT = (f" A bootstrap over fewer than {MIN_BOOTSTRAP} trials is not trusted: its interval is "
+         "unbounded.")
 _QWYC_FIG = ("results/qwyc/<data>/figure1.csv", "results/qwyc/<data>/sensitivity_*.csv")
 _QWYC_SPLIT = ("Per split, the criterion below; over splits, the share of splits meeting it "
                "with its Wilson interval: reproduced when the interval's low end is >= 0.5, not "
@@ -101,7 +105,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
           "Ratio of mean widths with a paired bootstrap interval over trials, per cell. A cell "
           "shows a winner when its interval excludes 1. Not reproduced when every cell shows the "
           "same winner; reproduced when winners of both sides appear or every interval lies in "
-          "[0.9, 1.1]; else partly.",
+          "[0.9, 1.1]; else partly." + _BOOT,
           _JAB_IN),
     Claim("jab.bagging_helps_rf", "jab", "Section 5, Figure 2",
           "we see improved precision in the case of RF ... We expect the former to be narrower "
@@ -111,14 +115,14 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
           "Ratio of mean widths with a paired bootstrap interval over trials. RF cell: reproduced "
           "when the interval lies below 1, not reproduced when it lies above 1. Ridge cell: "
           "reproduced when the interval lies above 0.95 (not narrower by more than 5%), not "
-          "reproduced when it lies below 0.95. Cells combined as for jab.coverage.",
+          "reproduced when it lies below 0.95. Cells combined as for jab.coverage." + _BOOT,
           _JAB_IN),
     Claim("jab.fixed_vs_random_b", "jab", "Appendix D.3, Figures S5-S10",
           "J+aB fixed and J+aB random behave essentially the same",
           "coverage difference random - fixed B (per trial) and width ratio random / fixed",
           "Per learner x m/n cell: coverage difference with its t interval within +-0.02 and "
           "width ratio with its paired bootstrap interval within [0.95, 1.05]: reproduced when "
-          "both intervals lie inside, not reproduced when either lies wholly outside.",
+          "both intervals lie inside, not reproduced when either lies wholly outside." + _BOOT,
           ("results/jab/fixed_vs_random.csv",)),
     Claim("jab.cheaper_than_ensemble", "jab", "Tables S1-S3, Table 1",
           "J+aB 3.0 s vs J+ensemble 61.6 s (MEPS, RF, mean); the cost of model fitting is "
@@ -126,7 +130,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
           "wall-clock ratio J+ensemble / J+aB at m = timing_m_ratio * n, per learner",
           "Ratio of mean total seconds with a paired bootstrap interval over trials, per "
           "learner: reproduced when the interval lies above 1 (J+aB cheaper), not reproduced "
-          "when it lies below 1. Machine-dependent (wall clock).",
+          "when it lies below 1. Machine-dependent (wall clock)." + _BOOT,
           ("results/jab/main.csv", "results/jab/tables/*.csv"), timing=True),
     Claim("qwyc.fewer_models", "qwyc", "Abstract / Section 1; Figure 1",
           "QWYC can speed up computation time by 2x-4x while classifying faithfully compared to "
