@@ -1,8 +1,8 @@
 """The generated documents of the results folder (issue 7).
 
 ``results/README.md`` indexes every output file: what it regenerates (the first line of its
-report caption), the rule that made it, and its provenance; ``results/paper_vs_ours.md``
-gathers the three papers' comparison tables.
+report caption), the rule that made it, and its provenance (the verdict pages are made by
+``ensemble_repro.claims``).
 """
 
 from __future__ import annotations
@@ -136,18 +136,3 @@ def _strip_title(md: str) -> str:
     while lines and (not lines[0].strip() or lines[0].startswith("# ")):
         lines.pop(0)
     return "\n".join(lines)
-
-
-def gather_paper_vs_ours(paper_vs_ours: Mapping[str, str | os.PathLike],
-                         out_path: str | os.PathLike) -> None:
-    """Write ``results/paper_vs_ours.md``: the three papers' comparison tables in one place."""
-    lines = ["# Paper vs ours: all three papers", "",
-             "Each row: the paper's number or claim, what this run measured, and whether it holds.",
-             ""]
-    for key, path in paper_vs_ours.items():
-        lines += [f"## {PAPERS[key]}", ""]
-        if Path(path).exists():
-            lines += [_strip_title(Path(path).read_text(encoding="utf-8")), ""]
-        else:
-            lines += ["(experiment switched off in this config)", ""]
-    write_text(out_path, "\n".join(lines).rstrip() + "\n")
