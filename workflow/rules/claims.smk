@@ -22,7 +22,9 @@ rule jab_claims:
     log:
         "results/logs/claims/jab.log",
     params:
-        cfg=config_params("seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
+        cfg=config_params(
+            "seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"
+        ),
         missing=JAB_MISSING,
         config_files=CONFIG_FILES,
     threads: 1
@@ -48,7 +50,9 @@ rule qwyc_claims:
     log:
         "results/logs/claims/qwyc.log",
     params:
-        cfg=config_params("qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"),
+        cfg=config_params(
+            "qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"
+        ),
         config_files=CONFIG_FILES,
     threads: 1
     resources:

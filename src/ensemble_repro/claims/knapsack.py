@@ -48,7 +48,8 @@ def _worked(worked: pd.DataFrame) -> dict:
 
 def mc_vs_sa(rates: pd.DataFrame, n: int, sampler: str) -> tuple[str, str, Interval, Interval]:
     """SA vs Monte Carlo (reading ``sampler``) at pool size n and the largest budget N."""
-    at = rates[(rates["n"] == n) & (rates["within_evaluations"] == rates["within_evaluations"].max())]
+    largest = rates["within_evaluations"].max()
+    at = rates[(rates["n"] == n) & (rates["within_evaluations"] == largest)]
     sa = at[at["strategy"] == SA].iloc[0]
     mc = at[(at["strategy"] == "monte_carlo") & (at["sampler"] == sampler)].iloc[0]
     sa_iv = wilson(round(sa.success_rate * sa.runs), int(sa.runs))

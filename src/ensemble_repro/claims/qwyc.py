@@ -66,7 +66,8 @@ def fan_below_smaller(points: pd.DataFrame, smaller: pd.DataFrame) -> tuple[bool
     if not len(s) or not len(f):
         return None
     x = f["test_mean_evaluated"].to_numpy()
-    acc = int(np.sum(f["test_accuracy"].to_numpy() < np.interp(x, s["n_trees"], s["test_accuracy"])))
+    acc = int(np.sum(f["test_accuracy"].to_numpy()
+                     < np.interp(x, s["n_trees"], s["test_accuracy"])))
     diff = int(np.sum(f["test_differences_pct"].to_numpy()
                       > np.interp(x, s["n_trees"], s["test_differences_pct"])))
     half = len(f) / 2
@@ -75,7 +76,8 @@ def fan_below_smaller(points: pd.DataFrame, smaller: pd.DataFrame) -> tuple[bool
             f"{len(f)}"))
 
 
-def faster_than_fan(timing: pd.DataFrame, target_pct: float = FAITHFUL_PCT) -> tuple[bool, str] | None:
+def faster_than_fan(timing: pd.DataFrame,
+                    target_pct: float = FAITHFUL_PCT) -> tuple[bool, str] | None:
     """Per-example time Fan* / QWYC* at the target level: delta-method interval over the timing
     runs above 1, QWYC* within ``MATCH_FACTOR`` of the target."""
     at = timing[np.isclose(timing["target_differences_pct"], target_pct)].set_index("method")

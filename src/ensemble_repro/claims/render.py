@@ -85,7 +85,8 @@ def _html_table(df: pd.DataFrame, verdict_col: str | None = None) -> str:
     for row in df.itertuples(index=False):
         cells = []
         for col, v in zip(df.columns, row):
-            cls = f' class="{_VERDICT_CLASS[v]}"' if col == verdict_col and v in _VERDICT_CLASS else ""
+            marked = col == verdict_col and v in _VERDICT_CLASS
+            cls = f' class="{_VERDICT_CLASS[v]}"' if marked else ""
             text = format(v, ".4g") if isinstance(v, float) else str(v)
             cells.append(f"<td{cls}>{html.escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -134,7 +135,8 @@ def table_html(csv_path: str | os.PathLike, out_path: str | os.PathLike,
     if title is None:
         md = csv_path.with_suffix(".md")
         first = md.read_text(encoding="utf-8").splitlines()[:1] if md.exists() else []
-        title = first[0].lstrip("# ").strip() if first and first[0].startswith("#") else csv_path.name
+        heading = first and first[0].startswith("#")
+        title = first[0].lstrip("# ").strip() if heading else csv_path.name
     verdict_col = "verdict" if "verdict" in df.columns else None
     body = (f"<h2>{html.escape(title)}</h2><p><code>{html.escape(csv_path.as_posix())}</code></p>"
             + _html_table(df, verdict_col))
@@ -145,7 +147,8 @@ def summary_rst(df: pd.DataFrame) -> str:
     """The per-paper verdict summary as a reStructuredText list table (the report's front page
     includes it)."""
     s = summary(df)
-    lines = [".. list-table:: Verdicts per paper (rows of results/claims.csv)", "   :header-rows: 1",
+    lines = [".. list-table:: Verdicts per paper (rows of results/claims.csv)",
+             "   :header-rows: 1",
              ""]
     for row in [list(s.columns)] + [list(r) for r in s.itertuples(index=False)]:
         lines.append("   * - " + str(row[0]))

@@ -112,7 +112,8 @@ def bootstrap_ratio(numerator: Sequence[float], denominator: Sequence[float], *,
     """
     a, b = _values(numerator, "numerator"), _values(denominator, "denominator")
     if a.shape != b.shape:
-        raise ValueError(f"numerator and denominator must pair up; got {a.size} and {b.size} values")
+        raise ValueError("numerator and denominator must pair up; got "
+                         f"{a.size} and {b.size} values")
     if np.any(b <= 0):
         raise ValueError(f"denominator values must be positive; got {b.tolist()}")
     ratio = float(a.mean() / b.mean())
