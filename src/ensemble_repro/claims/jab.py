@@ -203,8 +203,8 @@ def evaluate(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame, *, alph
             d = table[table["dataset"] == ds] if len(table) else table
             verdict, ours, interval, n = check(at(d, main_agg)) if len(d) else ("",) * 3 + (0,)
             if not verdict:
-                rows.append(untestable(claim_id, ds, "no rows for it in this run (grid switched "
-                                       "off or learner not run)"))
+                rows.append(untestable(claim_id, ds, "no rows for it in this run's tables (grid "
+                                       "switched off, learner or m/n not run)"))
                 continue
             flips = {a: check(at(d, a))[0] for a in others if (d["aggregation"] == a).any()}
             rows.append(claim_row(claim_id, ds, ours=f"{ours} (aggregation {main_agg})",
