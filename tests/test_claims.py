@@ -241,3 +241,16 @@ def test_read_claims_rejects_words_outside_the_vocabulary(tmp_path):
     df.to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"verdicts \['holds'\] are not among"):
         read_claims(path)
+
+
+def test_rows_need_the_vocabulary_and_a_reason_and_reruns_compare_without_wall_clock():
+    from ensemble_repro.claims.table import claim_row, run_independent
+
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        claim_row("jab.coverage", "blog", ours="x", verdict="holds")
+    with pytest.raises(ValueError, match="needs its reason"):
+        claim_row("jab.coverage", "meps", ours="-", verdict=NOT_TESTABLE)
+    rows = [claim_row("jab.coverage", "blog", ours="0.9", verdict=REPRODUCED),
+            claim_row("jab.cheaper_than_ensemble", "blog", ours="9x", verdict=REPRODUCED)]
+    df = run_independent(claims_frame(rows, scale="smoke", made_on="2026-12-01"))
+    assert list(df["claim_id"]) == ["jab.coverage"] and "made_on" not in df
