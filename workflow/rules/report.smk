@@ -46,7 +46,7 @@ rule results_index:
     params:
         catalogue=output_catalogue(),
         papers=paper_vs_ours_files(),
-        config_files=[str(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)],
+        config_files=CONFIG_FILES,
     log:
         "results/logs/report/results_index.log",
     threads: 1
