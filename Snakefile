@@ -24,6 +24,10 @@ except ConfigError as err:
 configfile: "config/config.yaml"
 
 
+# The report's front page: what the workflow does and the verdict summary (issue 16).
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 
 
@@ -37,6 +41,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/jab.smk"
 include: "workflow/rules/qwyc.smk"
 include: "workflow/rules/knapsack.smk"
+include: "workflow/rules/claims.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -4,8 +4,7 @@ import pandas as pd
 
 from ensemble_repro.io import write_csv
 from ensemble_repro.provenance import write_provenance
-from ensemble_repro.report import (OutputPattern, build_index, caption_title,
-                                   gather_paper_vs_ours, result_files)
+from ensemble_repro.report import OutputPattern, build_index, caption_title, result_files
 
 
 def test_caption_title_takes_heading_or_first_sentence(tmp_path):
@@ -45,17 +44,6 @@ def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monke
     assert "config/quick.yaml" in text
     files = [p.name for p in result_files("results")]
     assert "README.md" not in files and "S2.provenance.json" in files
-
-
-def test_gather_paper_vs_ours_marks_switched_off_papers(tmp_path):
-    a = tmp_path / "a.md"
-    a.write_text("# Title\n\n| claim | ours | holds |\n")
-    out = tmp_path / "all.md"
-    gather_paper_vs_ours({"qwyc": a, "knapsack": tmp_path / "missing.md"}, out)
-    text = out.read_text()
-    assert "## Quit When You Can" in text and "| claim | ours | holds |" in text
-    assert "(experiment switched off in this config)" in text
-    assert "# Title" not in text
 
 
 def test_provenance_sidecar_holds_config_seed_checksums_and_versions(tmp_path):

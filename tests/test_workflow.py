@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ensemble_repro.claims import (CLAIMS_CSV, PAPERS, VERDICT_HTML, VERDICT_MD, claims_of,
+                                   read_claims)
 from workflow_helpers import (REPO, SMOKE, mirror_dir, partial_files, result_tables,
                               run_snakemake, snakemake_cmd, workflow_env)
 
@@ -125,9 +127,20 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     for title in ("Jackknife+-after-bootstrap", "Quit When You Can", "knapsack"):
         assert title in summary
     assert not partial_files(smoke_cores2)
+    claims = read_claims(smoke_cores2 / CLAIMS_CSV)  # checks columns and verdict vocabulary
+    assert set(claims["scale"]) == {"smoke"}
+    assert claims.groupby("paper")["claim_id"].nunique().to_dict() == {
+        p: len(claims_of(p)) for p in PAPERS}
+    assert "## Summary" in (smoke_cores2 / VERDICT_MD).read_text()
     report = run_snakemake(smoke_cores2, "--report", "results/report.html", cores=1)
     assert report.returncode == 0, report.stdout[-3000:]
     html = (results / "report.html").read_text(errors="ignore")
+    # the front page carries the verdict summary; the verdict page and tables show inline
+    assert "Verdict summary" in html and "Verdicts per paper" in html
+    for page in [VERDICT_HTML, "results/html/knapsack/selection_summary.html"]:
+        start = html.index(f'"{page}": {{')
+        mime = html[html.index('"mime_type"', start):][:40]
+        assert "text/html" in mime, (page, mime)
     figures = sorted(p.relative_to(smoke_cores2).as_posix() for p in results.rglob("*.png"))
     assert len(figures) >= 10
     missing = [f for f in figures if f'"{f}"' not in html]

@@ -161,7 +161,7 @@ def paper_vs_ours_files():
 
 
 def report_targets():
-    return ["results/paper_vs_ours.md", "results/README.md"]
+    return ["results/paper_vs_ours.md", "results/README.md"] + report_table_targets()
 
 
 def output_catalogue():

@@ -151,7 +151,9 @@ rule jab_figures:
         fvr=f"{JR}/fixed_vs_random.csv",
     output:
         [report(f"{JR}/figures/figure_{f}.{ext}", caption="../report/jab_figures.rst",
-                category="Jackknife+-after-bootstrap") for f in JAB_FIGS for ext in ("pdf", "png")],
+                category="Jackknife+-after-bootstrap",
+                labels=lambda wc, f=f, ext=ext: jab_figure_labels(f, ext))
+         for f in JAB_FIGS for ext in ("pdf", "png")],
     log:
         "results/logs/jab/figures.log",
     params:

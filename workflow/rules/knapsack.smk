@@ -117,13 +117,15 @@ rule knapsack_summary:
         costs_md=f"{KN}/cost_model.md",
         convergence_pdf=expand(f"{KN}/figures/convergence_{{kn_pool}}.pdf", kn_pool=KNAPSACK_POOLS),
         convergence_png=[
-            report(p, caption="../report/knapsack_convergence.rst", category="Knapsack ensembles")
+            report(p, caption="../report/knapsack_convergence.rst", category="Knapsack ensembles",
+                   labels={"figure": "convergence (Section V)",
+                           "pool": p.split("convergence_")[-1].removesuffix(".png")})
             for p in expand(f"{KN}/figures/convergence_{{kn_pool}}.png", kn_pool=KNAPSACK_POOLS)
         ],
         savings_pdf=f"{KN}/figures/stopping_savings.pdf",
-        savings_png=report(f"{KN}/figures/stopping_savings.png", caption="../report/knapsack_savings.rst", category="Knapsack ensembles"),
+        savings_png=report(f"{KN}/figures/stopping_savings.png", caption="../report/knapsack_savings.rst", category="Knapsack ensembles", labels={"figure": "stopping-rule savings (Section VI)"}),
         empirical_pdf=f"{KN}/figures/model_vs_empirical.pdf",
-        empirical_png=report(f"{KN}/figures/model_vs_empirical.png", caption="../report/knapsack_empirical.rst", category="Knapsack ensembles"),
+        empirical_png=report(f"{KN}/figures/model_vs_empirical.png", caption="../report/knapsack_empirical.rst", category="Knapsack ensembles", labels={"figure": "independence model vs held-out vote (Section VII)"}),
         paper_vs_ours=report(f"{KN}/paper_vs_ours.md", caption="../report/knapsack_paper_vs_ours.rst", category="Knapsack ensembles"),
     log:
         "results/logs/knapsack/summary.log",

@@ -111,9 +111,11 @@ rule qwyc_figure:
         meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
     output:
         pdf=report(f"{QR}/{{qwyc_data}}/figure1.pdf", caption="../report/qwyc_figure1.rst",
-                   category=QWYC_CAT),
+                   category=QWYC_CAT,
+                   labels={"figure": "Figure 1", "data set": "{qwyc_data}", "format": "PDF"}),
         png=report(f"{QR}/{{qwyc_data}}/figure1.png", caption="../report/qwyc_figure1.rst",
-                   category=QWYC_CAT),
+                   category=QWYC_CAT,
+                   labels={"figure": "Figure 1", "data set": "{qwyc_data}", "format": "PNG"}),
         csv=f"{QR}/{{qwyc_data}}/figure1.csv",
         md=f"{QR}/{{qwyc_data}}/figure1.md",
     log:
@@ -165,9 +167,13 @@ rule qwyc_sensitivity_figure:
         sensitivity=lambda wc: [f"{QR}/{wc.qwyc_data}/sensitivity_{s}.csv" for s in QWYC_SENS],
     output:
         pdf=report(f"{QR}/{{qwyc_data}}/sensitivity.pdf",
-                   caption="../report/qwyc_sensitivity.rst", category=QWYC_CAT),
+                   caption="../report/qwyc_sensitivity.rst", category=QWYC_CAT,
+                   labels={"figure": "sensitivity (beyond the paper)", "data set": "{qwyc_data}",
+                           "format": "PDF"}),
         png=report(f"{QR}/{{qwyc_data}}/sensitivity.png",
-                   caption="../report/qwyc_sensitivity.rst", category=QWYC_CAT),
+                   caption="../report/qwyc_sensitivity.rst", category=QWYC_CAT,
+                   labels={"figure": "sensitivity (beyond the paper)", "data set": "{qwyc_data}",
+                           "format": "PNG"}),
     log:
         "results/logs/qwyc/sensitivity_figure/{qwyc_data}.log",
     params:

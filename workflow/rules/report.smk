@@ -1,20 +1,22 @@
-# Report stage (issue 7): results/paper_vs_ours.md gathers the three comparison tables and
-# results/README.md indexes every output file. `snakemake --report results/report.html` then
+# Report stage (issues 7, 16): results/paper_vs_ours.{md,html} and results/claims.csv give the
+# verdict on every claim (from the per-paper claims files of claims.smk); results/README.md
+# indexes every output file. `snakemake --report results/report.html` then
 # collects every output declared with report(...) across the rule files.
 
 
 rule paper_vs_ours:
-    """All three papers' claims next to the measured numbers, in one file."""
+    """Every paper's claims merged into results/claims.csv and the verdict pages (issue 16);
+    papers switched off keep their earlier claims file (rows marked with scale and date)."""
     input:
-        lambda wc: list(paper_vs_ours_files().values()),
+        [paper_claims_csv(p) for p in PAPERS if experiment_on(p)],
     output:
-        report(
-            "results/paper_vs_ours.md",
-            caption="../report/paper_vs_ours.rst",
-            category="Overview",
-        ),
+        claims=CLAIMS_CSV,
+        md=VERDICT_MD,
+        html=report(VERDICT_HTML, caption="../report/paper_vs_ours.rst", category="Overview",
+                    labels={"page": "verdicts on every claim"}),
+        rst=VERDICT_SUMMARY_RST,
     params:
-        papers=paper_vs_ours_files(),
+        paper_files={p: paper_claims_csv(p) for p in PAPERS},
     log:
         "results/logs/report/paper_vs_ours.log",
     threads: 1
@@ -24,7 +26,7 @@ rule paper_vs_ours:
     conda:
         ENV
     script:
-        "../scripts/report_paper_vs_ours.py"
+        "../scripts/claims_verdicts.py"
 
 
 rule results_index:
@@ -34,7 +36,7 @@ rule results_index:
         jab_targets(),
         qwyc_targets(),
         knapsack_targets(),
-        "results/paper_vs_ours.md",
+        VERDICT_MD,
     output:
         report(
             "results/README.md",
@@ -44,7 +46,7 @@ rule results_index:
     params:
         catalogue=output_catalogue(),
         papers=paper_vs_ours_files(),
-        config_files=[str(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)],
+        config_files=CONFIG_FILES,
     log:
         "results/logs/report/results_index.log",
     threads: 1

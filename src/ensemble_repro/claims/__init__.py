@@ -1,0 +1,69 @@
+"""Claim registry and verdicts of the three papers (issue 16).
+
+``registry`` lists every claim checked (paper item, quote, metric, rule, inputs); ``rules``
+holds the decision rules and intervals; ``jab`` / ``qwyc`` / ``knapsack`` evaluate each
+paper's claims from its result tables; ``table`` and ``render`` write ``results/claims.csv``
+and the verdict pages; ``build`` is what the workflow rules call.
+"""
+
+from .registry import (
+                       CLAIMS,
+                       CLAIMS_CSV,
+                       COLUMNS,
+                       PAPERS,
+                       REPORT_CATEGORY,
+                       TABLE_HTML,
+                       VERDICT_HTML,
+                       VERDICT_MD,
+                       VERDICT_SUMMARY_RST,
+                       Claim,
+                       claims_of,
+                       paper_claims_csv,
+                       scale_of,
+)
+from .rules import (
+                       NOT_REPRODUCED,
+                       NOT_TESTABLE,
+                       PARTLY,
+                       REPRODUCED,
+                       VERDICTS,
+                       Interval,
+                       band_verdict,
+                       bootstrap_ratio,
+                       combine,
+                       robust_to,
+                       t_interval,
+                       wilson,
+)
+from .table import merge_claims, read_claims, run_independent
+
+__all__ = [
+                       "CLAIMS",
+                       "CLAIMS_CSV",
+                       "COLUMNS",
+                       "NOT_REPRODUCED",
+                       "NOT_TESTABLE",
+                       "PAPERS",
+                       "PARTLY",
+                       "REPORT_CATEGORY",
+                       "REPRODUCED",
+                       "TABLE_HTML",
+                       "VERDICTS",
+                       "VERDICT_HTML",
+                       "VERDICT_MD",
+                       "VERDICT_SUMMARY_RST",
+                       "Claim",
+                       "Interval",
+                       "band_verdict",
+                       "bootstrap_ratio",
+                       "claims_of",
+                       "combine",
+                       "merge_claims",
+                       "paper_claims_csv",
+                       "read_claims",
+                       "robust_to",
+                       "run_independent",
+                       "scale_of",
+                       "t_interval",
+                       "wilson",
+]

@@ -1,0 +1,27 @@
+"""Report labels naming the paper figure each report entry regenerates (issue 16: each figure
+of the Snakemake report says which figure it is and what it shows)."""
+
+from __future__ import annotations
+
+from ..experiments.jab_report import AGG_LABEL, FIGURES
+
+_JAB_BY_ID = {fid: key for key, fid in FIGURES.items()}
+
+
+def jab_figure_labels(figure_id: str, fmt: str) -> dict[str, str]:
+    """Labels of one J+aB figure file: paper figure, what it shows, file format.
+
+    Examples
+    --------
+    >>> jab_figure_labels("S7", "png")["shows"]
+    'coverage vs m/n, Median aggregation, J+aB with fixed vs random B (Appendix D.3)'
+    """
+    if figure_id not in _JAB_BY_ID:
+        raise ValueError(f"figure_id must be one of {', '.join(_JAB_BY_ID)}; got {figure_id!r}")
+    grid, agg, metric = _JAB_BY_ID[figure_id]
+    what = "coverage" if metric == "coverage" else "interval width"
+    methods = ("J+non-ensemble, J+ensemble, J+aB" if grid == "main"
+               else "J+aB with fixed vs random B (Appendix D.3)")
+    return {"figure": f"Figure {figure_id}",
+            "shows": f"{what} vs m/n, {AGG_LABEL[agg]} aggregation, {methods}",
+            "format": fmt.upper()}

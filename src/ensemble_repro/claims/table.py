@@ -1,0 +1,106 @@
+"""Claims tables: one row per claim x data set, per paper and merged (issue 16)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from .registry import CLAIMS, COLUMNS, PAPERS
+from .rules import NOT_TESTABLE, VERDICTS, Interval
+
+
+def claim_row(claim_id: str, dataset: str, *, ours: str, verdict: str,
+              interval: Interval | str = "", n_repeats: int = 0,
+              robust_to: str = "no sensitivity setting", reason: str = "") -> dict:
+    """One row of a claims table (``scale`` and ``made_on`` are filled by :func:`claims_frame`).
+
+    Parameters
+    ----------
+    claim_id : str
+        A key of :data:`ensemble_repro.claims.registry.CLAIMS`.
+    dataset : str
+        The data set (or pool, or setting) the row is about.
+    ours : str
+        Our numbers, in words.
+    verdict : str
+        One of :data:`ensemble_repro.claims.rules.VERDICTS`.
+    interval : Interval or str
+        The interval the verdict rests on.
+    n_repeats : int
+        Independent repeats behind the interval.
+    robust_to : str
+        See :func:`ensemble_repro.claims.rules.robust_to`.
+    reason : str
+        Why the claim is not testable (required for that verdict).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> claim_row("knapsack.kaggle", "Kaggle", ours="-", verdict="not testable here",
+    ...           reason="leaderboards not downloaded")["item"]
+    'Section VIII (Kaggle experiment)'
+    """
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r} for {claim_id}")
+    if verdict == NOT_TESTABLE and not reason:
+        raise ValueError(f"{claim_id} ({dataset}): a 'not testable here' verdict needs its reason")
+    c = CLAIMS[claim_id]
+    return {"paper": c.paper, "claim_id": c.id, "item": c.item, "dataset": dataset,
+            "paper_says": c.quote, "ours": ours, "verdict": verdict, "reason": reason,
+            "n_repeats": int(n_repeats),
+            "interval": interval.text() if isinstance(interval, Interval) else interval,
+            "robust_to": robust_to, "rule": c.rule, "timing": c.timing}
+
+
+def untestable(claim_id: str, dataset: str, reason: str) -> dict:
+    """The row of a claim that cannot be checked here, with the reason."""
+    return claim_row(claim_id, dataset, ours="-", verdict=NOT_TESTABLE, reason=reason,
+                     robust_to="-")
+
+
+def claims_frame(rows: list[dict], *, scale: str, made_on: str) -> pd.DataFrame:
+    """The rows as a claims table with the registry's columns, marked with scale and date."""
+    df = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("scale", "made_on")])
+    df.insert(COLUMNS.index("scale"), "scale", scale)
+    df.insert(COLUMNS.index("made_on"), "made_on", made_on)
+    return df[list(COLUMNS)]
+
+
+def read_claims(path: str | os.PathLike) -> pd.DataFrame:
+    """A claims table, checked: the registry's columns and only the four verdict words."""
+    df = pd.read_csv(path, keep_default_na=False)
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: claims table lacks columns {missing}; regenerate it with the "
+                         "workflow (rule <paper>_claims)")
+    bad = sorted(set(df["verdict"]) - set(VERDICTS))
+    if bad:
+        raise ValueError(f"{path}: verdicts {bad} are not among {list(VERDICTS)}")
+    return df[list(COLUMNS)]
+
+
+def merge_claims(paper_files: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
+    """Every paper's claims rows in registry order. ``paper_files`` maps paper -> its
+    ``claims.csv``; a paper whose file does not exist (never run) is left out, a switched-off
+    paper's earlier file keeps its rows with the scale and date it was made at."""
+    unknown = [p for p in paper_files if p not in PAPERS]
+    if unknown:
+        raise ValueError(f"unknown papers {unknown}; expected some of {list(PAPERS)}")
+    frames = [read_claims(paper_files[p]) for p in PAPERS
+              if p in paper_files and Path(paper_files[p]).exists()]
+    if not frames:
+        return pd.DataFrame(columns=list(COLUMNS))
+    return pd.concat(frames, ignore_index=True)
+
+
+def run_independent(df: pd.DataFrame) -> pd.DataFrame:
+    """The part of a claims table that must be identical across reruns of one config: rows of
+    wall-clock claims and the ``made_on`` date dropped."""
+    timing = df["timing"].astype(str).str.lower() == "true"
+    return df.loc[~timing].drop(columns=["made_on"]).reset_index(drop=True)

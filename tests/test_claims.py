@@ -1,0 +1,256 @@
+"""Claim registry, decision rules and verdict pages (issue 16)."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from ensemble_repro.claims import (
+    CLAIMS,
+    COLUMNS,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    PARTLY,
+    REPRODUCED,
+    VERDICTS,
+    Interval,
+    band_verdict,
+    bootstrap_ratio,
+    claims_of,
+    combine,
+    read_claims,
+    scale_of,
+    t_interval,
+    wilson,
+)
+from ensemble_repro.claims import jab as jab_claims
+from ensemble_repro.claims import knapsack as knapsack_claims
+from ensemble_repro.claims import qwyc as qwyc_claims
+from ensemble_repro.claims.build import write_jab_claims, write_verdicts
+from ensemble_repro.claims.table import claims_frame
+from ensemble_repro.experiments.jab import JAB, JPLUS, JPLUS_ENSEMBLE
+
+
+# ------------------------------------------------------------------ intervals and rules
+def test_t_interval_matches_scipy():
+    v = [0.88, 0.91, 0.93, 0.87, 0.9]
+    iv = t_interval(v)
+    lo, hi = stats.t.interval(0.95, len(v) - 1, loc=np.mean(v), scale=stats.sem(v))
+    assert (iv.low, iv.high, iv.n) == (pytest.approx(lo), pytest.approx(hi), 5)
+    assert t_interval([0.9]).low == -math.inf  # one repeat: no spread, no bounded interval
+
+
+def test_wilson_matches_textbook_values():
+    iv = wilson(0, 10)
+    assert iv.low == 0 and iv.high == pytest.approx(0.2775, abs=1e-4)
+    iv = wilson(1, 1)  # one split: cannot exclude a rate below one half
+    assert iv.low == pytest.approx(0.2065, abs=1e-4) and band_verdict(iv, low=0.5) == PARTLY
+    with pytest.raises(ValueError, match="successes=3, n=2"):
+        wilson(3, 2)
+
+
+def test_bootstrap_ratio_is_seeded_and_needs_enough_repeats():
+    rng = np.random.default_rng(0)
+    a, b = rng.uniform(1, 2, 10), rng.uniform(1, 2, 10)
+    assert bootstrap_ratio(a, b, seed=3) == bootstrap_ratio(a, b, seed=3)
+    iv = bootstrap_ratio(a, b, seed=3)
+    assert iv.low < a.mean() / b.mean() < iv.high
+    assert bootstrap_ratio(a[:2], b[:2], seed=3).high == math.inf
+    with pytest.raises(ValueError, match="denominator values must be positive"):
+        bootstrap_ratio([1.0] * 5, [1.0, 1.0, 0.0, 1.0, 1.0], seed=0)
+
+
+@pytest.mark.parametrize("low, high, verdict", [
+    (0.86, 0.94, REPRODUCED),        # holds: inside the band
+    (0.70, 0.80, NOT_REPRODUCED),    # fails: wholly outside
+    (0.85, 0.95, REPRODUCED),        # on the edge of the tolerance: the band is closed
+    (0.849, 0.95, PARTLY),           # just over the edge: straddles the border
+])
+def test_band_verdict_holds_fails_and_edge(low, high, verdict):
+    assert band_verdict(Interval(0.9, low, high, "t", 10), 0.85, 0.95) == verdict
+
+
+def test_combine_cells():
+    assert combine([REPRODUCED, REPRODUCED]) == REPRODUCED
+    assert combine([NOT_REPRODUCED, NOT_TESTABLE]) == NOT_REPRODUCED
+    assert combine([REPRODUCED, NOT_REPRODUCED]) == PARTLY
+    assert combine([NOT_TESTABLE]) == NOT_TESTABLE
+    with pytest.raises(ValueError, match="'holds'"):
+        combine(["holds"])
+
+
+def test_registry_has_three_claims_per_paper_with_rules_and_quotes():
+    for paper in ("jab", "qwyc", "knapsack"):
+        claims = claims_of(paper)
+        assert len(claims) >= 3
+        assert all(c.quote and c.rule and c.item for c in claims)
+    assert scale_of(["config/config.yaml"]) == "paper"
+    assert scale_of(["config/config.yaml", "config/smoke.yaml"]) == "smoke"
+
+
+# ------------------------------------------------------------------ J+aB evaluator
+def _jab_tables(coverage_sd: float, centre: float = 0.9, trials: int = 10):
+    """main / jplus tables of one data set: coverage ~ centre (spread coverage_sd) for every
+    method, J+aB widths 0.8x J+non-ensemble for RF and equal for ridge."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for learner in ("ridge", "rf"):
+        for t in range(trials):
+            base = 1.0 + 0.05 * rng.standard_normal()
+            for agg in ("mean", "median"):
+                for method, w in ((JAB, 0.8 if learner == "rf" else 1.0),
+                                  (JPLUS_ENSEMBLE, 0.8 if learner == "rf" else 1.0)):
+                    rows.append({"dataset": "communities", "learner": learner, "m_ratio": 0.6,
+                                 "trial": t, "aggregation": agg, "method": method,
+                                 "total_seconds": 1.0 + t,
+                                 "coverage": centre + coverage_sd * rng.standard_normal(),
+                                 "mean_width": w * base * (1 + 0.01 * rng.standard_normal())})
+    main = pd.DataFrame(rows)
+    jplus = (main[(main.method == JAB) & (main.aggregation == "mean")]
+             .assign(method=JPLUS, aggregation="none", m_ratio=np.nan))
+    jplus["mean_width"] = jplus["mean_width"] / np.where(jplus["learner"] == "rf", 0.8, 1.0)
+    return main, jplus
+
+
+def _jab_rows(main, jplus):
+    rows = jab_claims.evaluate(main, jplus, pd.DataFrame(), alpha=0.1,
+                               datasets=["meps", "communities"], missing=["meps"],
+                               aggregations=["mean", "median"], timing_m_ratio=0.6, seed=0)
+    return {(r["claim_id"], r["dataset"]): r for r in rows}
+
+
+def test_jab_coverage_claim_holds_fails_and_meps_is_untestable():
+    holds = _jab_rows(*_jab_tables(0.01))
+    assert holds[("jab.coverage", "communities")]["verdict"] == REPRODUCED
+    assert holds[("jab.coverage", "communities")]["n_repeats"] == 10
+    assert holds[("jab.coverage", "communities")]["robust_to"] == "1 of 1 (median)"
+    fails = _jab_rows(*_jab_tables(0.01, centre=0.7))
+    assert fails[("jab.coverage", "communities")]["verdict"] == NOT_REPRODUCED
+    edge = _jab_rows(*_jab_tables(0.01, centre=0.95))  # mean on the band's edge: straddles
+    assert edge[("jab.coverage", "communities")]["verdict"] == PARTLY
+    meps = holds[("jab.coverage", "meps")]
+    assert meps["verdict"] == NOT_TESTABLE and "AHRQ" in meps["reason"]
+
+
+def test_jab_bagging_claim_rf_narrower_ridge_not():
+    rows = _jab_rows(*_jab_tables(0.01))
+    assert rows[("jab.bagging_helps_rf", "communities")]["verdict"] == REPRODUCED
+    assert rows[("jab.width_no_winner", "communities")]["verdict"] == REPRODUCED  # equal widths
+    assert rows[("jab.fixed_vs_random_b", "communities")]["verdict"] == NOT_TESTABLE
+
+
+# ------------------------------------------------------------------ QWYC evaluator
+def _qwyc_points(n_splits: int, qwyc_models: float):
+    rows = []
+    for split in range(n_splits):
+        for method, models, diff in (("qwyc_joint", qwyc_models, 0.4),
+                                     ("qwyc_natural", 150.0, 0.4)):
+            rows.append({"split": split, "method": method, "test_mean_evaluated": models,
+                             "test_differences_pct": diff, "test_accuracy": 0.87})
+    return pd.DataFrame(rows)
+
+
+def _qwyc_verdict(points):
+    rows = qwyc_claims.evaluate({"adult": points}, {}, {}, {}, datasets=["nomao_x", "adult"],
+                                n_trees=500, target_differences=[0.005])
+    return {(r["claim_id"], r["dataset"]): r for r in rows}
+
+
+def test_qwyc_one_split_is_never_reproduced_five_splits_can_be():
+    one = _qwyc_verdict(_qwyc_points(1, 100.0).drop(columns="split"))
+    assert one[("qwyc.fewer_models", "adult")]["verdict"] == PARTLY
+    five = _qwyc_verdict(_qwyc_points(5, 100.0))
+    assert five[("qwyc.fewer_models", "adult")]["verdict"] == REPRODUCED
+    assert five[("qwyc.beats_fixed_orders", "adult")]["verdict"] == REPRODUCED
+    slow = _qwyc_verdict(_qwyc_points(5, 300.0))  # 500 / 300 < 2x, and worse than natural
+    assert slow[("qwyc.fewer_models", "adult")]["verdict"] == NOT_REPRODUCED
+    assert slow[("qwyc.beats_fixed_orders", "adult")]["verdict"] == NOT_REPRODUCED
+    assert five[("qwyc.fewer_models", "nomao_x")]["verdict"] == NOT_TESTABLE
+
+
+# ------------------------------------------------------------------ knapsack evaluator
+def test_knapsack_mc_vs_sa_uses_wilson_intervals_over_seeds():
+    def rates(sa, mc):
+        return pd.DataFrame([{"n": 10, "strategy": "simulated_annealing", "sampler": np.nan,
+                                  "within_evaluations": 100, "success_rate": sa, "runs": 20},
+                             {"n": 10, "strategy": "monte_carlo", "sampler": "uniform_subset",
+                                  "within_evaluations": 100, "success_rate": mc, "runs": 20}])
+    assert knapsack_claims.mc_vs_sa(rates(0.95, 0.10), 10, "uniform_subset")[0] == REPRODUCED
+    assert knapsack_claims.mc_vs_sa(rates(0.5, 1.0), 10, "uniform_subset")[0] == NOT_REPRODUCED
+    assert knapsack_claims.mc_vs_sa(rates(0.95, 0.75), 10, "uniform_subset")[0] == PARTLY
+
+
+def test_knapsack_competitive_claim_leaves_out_saturated_cells():
+    rows = [{"budget_fraction": b, "seed": s, "strategy": st, "variant": "stop=none",
+             "optimum": opt, "accuracy": opt - (0.02 if st == "stochastic_search" else 0.0)}
+            for b, opt in ((0.1, 0.9), (0.3, 0.9995)) for s in range(5)
+            for st in ("simulated_annealing", "stochastic_search")]
+    verdict, ours, iv = knapsack_claims.ss_competitive(pd.DataFrame(rows), "stop=none")
+    assert verdict == NOT_REPRODUCED and iv.n == 5 and "5 saturated runs left out" in ours
+    sat = pd.DataFrame(rows).query("budget_fraction == 0.3")
+    assert knapsack_claims.ss_competitive(sat, "stop=none")[0] == ""
+
+
+# ------------------------------------------------------------------ tables and pages
+def _old_paper_file(tmp_path, paper, claim_id, scale, date):
+    from ensemble_repro.claims.table import claim_row
+    from ensemble_repro.io import write_csv
+
+    path = tmp_path / paper / "claims.csv"
+    row = claim_row(claim_id, "adult", ours="x", verdict=NOT_REPRODUCED, interval="[0, 1]",
+                    n_repeats=1)
+    write_csv(claims_frame([row], scale=scale, made_on=date), path)
+    return path
+
+
+def test_running_one_paper_keeps_the_others_verdicts(tmp_path):
+    qwyc = _old_paper_file(tmp_path, "qwyc", "qwyc.fewer_models", "quick", "2026-11-20")
+    main, jplus = _jab_tables(0.01)
+    for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame())):
+        df.to_csv(tmp_path / f"{name}.csv", index=False)
+    jab = tmp_path / "jab" / "claims.csv"
+    write_jab_claims(tmp_path / "main.csv", tmp_path / "jplus.csv", tmp_path / "fvr.csv", jab,
+                     jab_cfg={"alpha": 0.1, "datasets": ["communities"], "aggregations": ["mean"],
+                                  "timing_m_ratio": 0.6}, seed=0, missing=[],
+                     config_files=["config/smoke.yaml"])
+    files = {"jab": jab, "qwyc": qwyc, "knapsack": tmp_path / "knapsack" / "claims.csv"}
+    out = tmp_path / "claims.csv"
+    df = write_verdicts(files, out, tmp_path / "p.md", tmp_path / "p.html", tmp_path / "s.rst")
+    merged = read_claims(out)
+    assert list(merged.columns) == list(COLUMNS)
+    assert set(merged["verdict"]) <= set(VERDICTS)
+    assert set(merged["paper"]) == {"jab", "qwyc"} and len(merged) == len(df)
+    old = merged[merged["paper"] == "qwyc"].iloc[0]
+    assert (old["scale"], old["made_on"], old["verdict"]) == ("quick", "2026-11-20", NOT_REPRODUCED)
+    assert set(merged.loc[merged["paper"] == "jab", "scale"]) == {"smoke"}
+    md = (tmp_path / "p.md").read_text()
+    assert "quick scale, 2026-11-20" in md and "smoke scale" in md
+    assert md.index("## Summary") < md.index("### jab.coverage")
+    assert CLAIMS["jab.coverage"].quote in md
+    html = (tmp_path / "p.html").read_text()
+    assert '<td class="v-reproduced">reproduced</td>' in html
+    assert "list-table" in (tmp_path / "s.rst").read_text()
+
+
+def test_read_claims_rejects_words_outside_the_vocabulary(tmp_path):
+    path = _old_paper_file(tmp_path, "qwyc", "qwyc.fewer_models", "quick", "2026-11-20")
+    df = pd.read_csv(path)
+    df["verdict"] = "holds"
+    df.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"verdicts \['holds'\] are not among"):
+        read_claims(path)
+
+
+def test_rows_need_the_vocabulary_and_a_reason_and_reruns_compare_without_wall_clock():
+    from ensemble_repro.claims.table import claim_row, run_independent
+
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        claim_row("jab.coverage", "blog", ours="x", verdict="holds")
+    with pytest.raises(ValueError, match="needs its reason"):
+        claim_row("jab.coverage", "meps", ours="-", verdict=NOT_TESTABLE)
+    rows = [claim_row("jab.coverage", "blog", ours="0.9", verdict=REPRODUCED),
+            claim_row("jab.cheaper_than_ensemble", "blog", ours="9x", verdict=REPRODUCED)]
+    df = run_independent(claims_frame(rows, scale="smoke", made_on="2026-12-01"))
+    assert list(df["claim_id"]) == ["jab.coverage"] and "made_on" not in df

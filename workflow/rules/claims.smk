@@ -1,0 +1,124 @@
+# Claims stage (issue 16): each paper's claims judged from its result tables
+# (results/<paper>/claims.csv, registry and rules in ensemble_repro.claims), then merged by
+# report.smk's paper_vs_ours rule into results/claims.csv and the verdict pages. A paper switched
+# off keeps its earlier claims file, whose rows carry the scale and date they were made at.
+
+from ensemble_repro.claims import (CLAIMS_CSV, PAPERS, REPORT_CATEGORY, TABLE_HTML, VERDICT_HTML,
+                                   VERDICT_MD, VERDICT_SUMMARY_RST, paper_claims_csv)
+from ensemble_repro.claims.captions import jab_figure_labels  # jab.smk's figure labels
+
+# Config files of this run: claims rows say at which scale (smoke / quick / paper) they were made.
+CONFIG_FILES = [str(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)]
+
+
+rule jab_claims:
+    """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials."""
+    input:
+        main=f"{JR}/main.csv",
+        jplus=f"{JR}/jplus.csv",
+        fvr=f"{JR}/fixed_vs_random.csv",
+    output:
+        paper_claims_csv("jab"),
+    log:
+        "results/logs/claims/jab.log",
+    params:
+        cfg=config_params(
+            "seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"
+        ),
+        missing=JAB_MISSING,
+        config_files=CONFIG_FILES,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/claims_jab.py"
+
+
+rule qwyc_claims:
+    """Verdicts on the QWYC claims from each data set's Figure 1, smaller-ensemble, timing and
+    sensitivity tables."""
+    input:
+        points=[f"{QR}/{d}/figure1.csv" for d in QWYC_DATASETS],
+        smaller=[f"{QR}/{d}/smaller_ensembles.csv" for d in QWYC_DATASETS],
+        timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
+        sensitivity=[f"{QR}/{d}/sensitivity_{s}.csv" for d in QWYC_DATASETS for s in QWYC_SENS],
+    output:
+        paper_claims_csv("qwyc"),
+    log:
+        "results/logs/claims/qwyc.log",
+    params:
+        cfg=config_params(
+            "qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"
+        ),
+        config_files=CONFIG_FILES,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/claims_qwyc.py"
+
+
+rule knapsack_claims:
+    """Verdicts on the knapsack claims from the worked example, the adversarial pool and every
+    pool's selection runs."""
+    input:
+        worked=f"{KN}/worked_example.csv",
+        rates=f"{KN}/adversarial.csv",
+        runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
+    output:
+        paper_claims_csv("knapsack"),
+    log:
+        "results/logs/claims/knapsack.log",
+    params:
+        cfg=config_params("knapsack.datasets", "knapsack.mc_sampler", "knapsack.stop_rule",
+                          "knapsack.stop_levels"),
+        config_files=CONFIG_FILES,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/claims_knapsack.py"
+
+
+# Result tables shown as rendered HTML inside the Snakemake report (a CSV would only download).
+REPORT_TABLES = sorted(
+    p.removeprefix("results/").removesuffix(".csv")
+    for p in jab_targets() + qwyc_targets() + knapsack_targets()
+    if p.endswith(".csv")
+)
+# the report stage's targets (common.smk's report_targets) include these renderings
+report_table_targets = lambda: [TABLE_HTML.format(table=t) for t in REPORT_TABLES]
+
+
+rule table_html:
+    """A result table rendered as HTML for the report."""
+    input:
+        "results/{table}.csv",
+    output:
+        report(
+            TABLE_HTML,
+            caption="../report/table_html.rst",
+            category=lambda wc: REPORT_CATEGORY[wc.table.split("/")[0]],
+            labels=lambda wc: {"table": wc.table},
+        ),
+    wildcard_constraints:
+        table=regex_choice(REPORT_TABLES or ["NONE"]),
+    log:
+        "results/logs/claims/html/{table}.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/table_html.py"
