@@ -133,7 +133,7 @@ def check_targets(valid):
     """Stop with one line when a target on the command line is neither a rule nor a file path.
 
     Snakemake itself answers an unknown rule name with "No rule to produce ...", naming no valid
-    target; a file path (anything with "/" or ".") is left to Snakemake.
+    target; a file path (a word holding a dot or a path separator) is left to Snakemake.
     """
     if "--target-jobs" in sys.argv:  # a cluster job: Snakemake names the jobs itself
         return
@@ -141,7 +141,7 @@ def check_targets(valid):
 
     args, _ = get_argument_parser().parse_known_args(sys.argv[1:])
     names = {r.name for r in workflow.rules}
-    unknown = [t for t in args.targets or [] if "/" not in t and "." not in t and t not in names]
+    unknown = [t for t in args.targets or [] if t not in names and not set(t) & set("./")]
     if unknown:
         raise WorkflowError(
             f"unknown target {', '.join(map(repr, unknown))}: valid targets are "
