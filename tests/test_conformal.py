@@ -68,7 +68,7 @@ def test_jab_matches_naive_reference(aggregation, method, replace, random_B):
         jab = JackknifePlusAfterBootstrap(est, n_resamples=n_res, resample_size=0.7, replace=replace,
                                           random_B=random_B, aggregation=aggregation,
                                           method=method, random_state=3).fit(X, y)
-        lower, upper = jab.predict_interval(X_test, alpha=0.15)
+        lower, upper = jab.predict_interval(X_test, alpha=0.15).T
         ref_lower, ref_upper = naive_jab(jab.estimators_, jab.resamples_, X, y, X_test,
                                          aggregation, 0.15, method)
         np.testing.assert_allclose(lower, ref_lower, rtol=0, atol=1e-12)
@@ -136,7 +136,7 @@ def test_jackknife_plus_matches_naive(cls, kwargs, aggregation, method):
                         for j in range(len(X_test))])
     residuals = np.abs(y - np.array(mu_self))
     ref = naive_interval(np.array(mu_test).T, residuals, 0.1, method)
-    got = est.predict_interval(X_test, alpha=0.1)
+    got = est.predict_interval(X_test, alpha=0.1).T
     np.testing.assert_allclose(got[0], ref[0], atol=1e-10, rtol=0)
     np.testing.assert_allclose(got[1], ref[1], atol=1e-10, rtol=0)
 
@@ -146,7 +146,7 @@ def test_quantile_ranks_and_infinite_bounds():
     assert quantile_ranks(9, 0.1) == (1, 9)  # 0.9 * 10 is 9.000000000000002 in floating point
     X, y, X_test, _ = make_data(5, n=5)
     lower, upper = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=10, random_state=0
-                                               ).fit(X, y).predict_interval(X_test, alpha=0.1)
+                                               ).fit(X, y).predict_interval(X_test, alpha=0.1).T
     assert np.isinf(upper).all() and np.isinf(lower).all() and (lower < 0).all()
 
 
@@ -201,11 +201,11 @@ def test_from_bagging_equals_fit_with_same_resamples():
 
 
 @pytest.mark.parametrize("kwargs,fit_args,match", [
-    ({}, ("1d",), "2-D array"),
+    ({}, ("1d",), "Expected 2D array, got 1D array"),
     ({}, ("nan_x",), "X contains NaN"),
-    ({}, ("inf_y",), "y contains NaN or infinity"),
-    ({}, ("mismatch",), "same number of rows"),
-    ({}, ("n1",), "at least 2 training points"),
+    ({}, ("inf_y",), "Input y contains infinity"),
+    ({}, ("mismatch",), "inconsistent numbers of samples: \\[20, 19\\]"),
+    ({}, ("n1",), r"Found array with 1 sample\(s\) .* minimum of 2 is required"),
     ({"replace": False, "resample_size": 30}, (), "impossible without replacement"),
     ({"aggregation": "mode"}, (), "aggregation must be one of"),
     ({"method": "cv"}, (), "method must be one of"),
