@@ -331,7 +331,8 @@ def test_generator_random_state_accepted_and_consumed():
                                            random_B=True, random_state=rs).fit(X, y) \
             .predict_interval(X_test)
 
-    np.testing.assert_array_equal(bounds(np.random.default_rng(3)), bounds(np.random.default_rng(3)))
+    same = [bounds(np.random.default_rng(3)) for _ in range(2)]
+    np.testing.assert_array_equal(*same)
     gen = np.random.default_rng(3)
     first = bounds(gen)
     assert not np.array_equal(bounds(gen), first)  # the Generator advanced, like a RandomState
@@ -379,7 +380,7 @@ def test_from_bagging_rejects_other_data_and_models():
         JackknifePlusAfterBootstrap.from_bagging(rf, X[:20], y[:20])
     with pytest.raises(ValueError, match="X has 2 columns but the model was fitted on 3"):
         JackknifePlusAfterBootstrap.from_bagging(rf, X[:, :2], y)
-    with pytest.raises(ValueError, match="must be a fitted BaggingRegressor, RandomForestRegressor"):
+    with pytest.raises(ValueError, match="must be a fitted BaggingRegressor, RandomForest"):
         JackknifePlusAfterBootstrap.from_bagging(
             RandomForestClassifier(n_estimators=2).fit(X, y > 0), X, y)
 
