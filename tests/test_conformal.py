@@ -455,6 +455,8 @@ def test_random_B_drawing_zero_models_warns():
                                           random_B=True, random_state=0).fit(X, y)
     assert jab.n_resamples_ == 0
     np.testing.assert_array_equal(jab.predict(X_test), 0.0)
+    with pytest.warns(UserWarning, match=r"resamples is empty \(B = 0 models\)"):
+        JackknifePlusAfterBootstrap(PaperRidge()).fit(X, y, resamples=[])
 
 
 @pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan, True, "0.5", 0.0])

@@ -435,6 +435,8 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
             if any(r.ndim != 1 or r.size == 0 or r.min() < 0 or r.max() >= n for r in resamples):
                 raise ValueError("resamples must be non-empty 1-D index arrays with values in "
                                  f"[0, {n})")
+            if not resamples:
+                _warn_empty("resamples is empty (B = 0 models)", "pass at least one resample")
         # One seed per model, drawn after the resamples from the same generator: the resamples
         # used for the out-of-bag sets are exactly those the models are fitted on.
         seeds = rng.randint(_SEED_MAX, size=len(resamples))
