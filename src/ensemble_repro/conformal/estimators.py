@@ -655,10 +655,11 @@ class _LeaveOneOut(RegressorMixin, BaseEstimator):
     def predict(self, X, chunk_size=4096):
         """phi over every fitted model: the point prediction of the n leave-one-out ensembles.
 
-        For :class:`JackknifePlus` the mean of the n leave-one-out models mu_{-i}(x) (MAPIE's
-        ``ensemble=True`` prediction with ``agg_function="mean"``); for
-        :class:`JackknifePlusEnsemble` phi (``aggregation``) over all n * B models. No extra
-        model is fitted on the full data.
+        For :class:`JackknifePlus` the mean of the n leave-one-out models mu_{-i}(x), MAPIE's
+        default point prediction for the jackknife+ (``CrossConformalRegressor.predict`` with
+        ``aggregate_point_predictions="mean"``); for :class:`JackknifePlusEnsemble` phi
+        (``aggregation``) over all n * B models, as :meth:`JackknifePlusAfterBootstrap.predict`
+        aggregates its B models. No extra model is fitted on the full data.
 
         Parameters
         ----------
