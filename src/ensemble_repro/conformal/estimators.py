@@ -12,7 +12,9 @@ Conventions shared by the three estimators:
   alpha and (n_samples, 2, n_alphas) for a sequence of alphas (MAPIE's layout).
 - Data are validated once per call by scikit-learn's ``validate_data``: the number and names
   of the features seen in ``fit`` are checked at prediction time. The base estimator receives
-  float64 NumPy arrays (column selection by name inside it is not supported).
+  float64 NumPy arrays (column selection by name inside it is not supported). The fitting and
+  prediction helpers trust their input: models fit and predict under
+  ``sklearn.config_context(assume_finite=True)`` (no per-model pass over data checked once).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
+from sklearn import config_context
 from sklearn.base import BaseEstimator, RegressorMixin, clone, is_regressor
 from sklearn.utils.validation import check_is_fitted
 
@@ -95,12 +98,15 @@ def seed_estimator(estimator, seed: int, keys=None):
 def fit_models(estimator, X: np.ndarray, y: np.ndarray, resamples, seeds, n_jobs=None) -> list:
     """Clone ``estimator``, seed it (:func:`seed_estimator`) and fit it on each resample.
 
+    X and y are trusted to be finite (checked once by the caller): the fits run under
+    ``sklearn.config_context(assume_finite=True)``.
+
     Parameters
     ----------
     estimator : BaseEstimator
         Unfitted base estimator (cloned, never modified).
-    X : ndarray of shape (n, p)
-    y : ndarray of shape (n,)
+    X : ndarray of shape (n, p), finite
+    y : ndarray of shape (n,), finite
     resamples : sequence of B index arrays into X
     seeds : sequence of B ints
         One per resample.
@@ -126,17 +132,21 @@ def fit_models(estimator, X: np.ndarray, y: np.ndarray, resamples, seeds, n_jobs
         return [models[0] for models in parallel_fit(estimator, X, y, [[r] for r in resamples],
                                                       [[s] for s in seeds], n_jobs)]
     keys = seed_keys(estimator)
-    return [seed_estimator(clone(estimator), seed, keys).fit(X[idx], y[idx])
-            for idx, seed in zip(resamples, seeds)]
+    with config_context(assume_finite=True):
+        return [seed_estimator(clone(estimator), seed, keys).fit(X[idx], y[idx])
+                for idx, seed in zip(resamples, seeds)]
 
 
 def predict_models(models, X: np.ndarray, features=None) -> np.ndarray:
     """(B, k) matrix of each model's predictions at the k rows of X.
 
+    X is trusted to be finite (checked once by the caller): the models predict under
+    ``sklearn.config_context(assume_finite=True)``.
+
     Parameters
     ----------
     models : sequence of B fitted regressors
-    X : ndarray of shape (k, p)
+    X : ndarray of shape (k, p), finite
     features : sequence of B column-index arrays, optional
         Model b sees columns ``features[b]`` (``BaggingRegressor.estimators_features_``).
 
@@ -156,22 +166,24 @@ def predict_models(models, X: np.ndarray, features=None) -> np.ndarray:
     """
     if not models:
         return np.zeros((0, X.shape[0]))
-    if features is None:
-        return np.stack([np.asarray(mdl.predict(X), dtype=float) for mdl in models])
-    return np.stack([np.asarray(mdl.predict(X[:, f]), dtype=float)
-                     for mdl, f in zip(models, features)])
+    with config_context(assume_finite=True):
+        if features is None:
+            return np.stack([np.asarray(mdl.predict(X), dtype=float) for mdl in models])
+        return np.stack([np.asarray(mdl.predict(X[:, f]), dtype=float)
+                         for mdl, f in zip(models, features)])
 
 
 def predict_out_of_bag(models, X: np.ndarray, in_bag: np.ndarray, features=None) -> np.ndarray:
     """(B, n) training predictions, computed only where point i is out of bag for model b.
 
     In-bag entries are left at 0: the out-of-bag aggregates never read them, and skipping them
-    saves about (1 - 1/e) of the prediction cost at m = n.
+    saves about (1 - 1/e) of the prediction cost at m = n. X is trusted to be finite, as in
+    :func:`predict_models`.
 
     Parameters
     ----------
     models : sequence of B fitted regressors
-    X : ndarray of shape (n, p)
+    X : ndarray of shape (n, p), finite
         The training features.
     in_bag : ndarray of shape (B, n), bool
         True where point i is in resample b (:func:`in_bag_mask`).
@@ -192,11 +204,12 @@ def predict_out_of_bag(models, X: np.ndarray, in_bag: np.ndarray, features=None)
     array([[0., 5., 0.]])
     """
     out = np.zeros(in_bag.shape)
-    for b, model in enumerate(models):
-        rows = np.flatnonzero(~in_bag[b])
-        if rows.size:
-            Xb = X[rows] if features is None else X[rows][:, features[b]]
-            out[b, rows] = model.predict(Xb)
+    with config_context(assume_finite=True):
+        for b, model in enumerate(models):
+            rows = np.flatnonzero(~in_bag[b])
+            if rows.size:
+                Xb = X[rows] if features is None else X[rows][:, features[b]]
+                out[b, rows] = model.predict(Xb)
     return out
 
 

@@ -34,7 +34,8 @@ def _cttz(typingctx, x):
 
 @njit(cache=True, nogil=True)
 def _ranked_sum(bits, t, sorted_vals, first, last):
-    """Sum of sorted_vals at the set bits of column t of ``bits`` with ranks first..last (1-based)."""
+    """Sum of sorted_vals at the set bits of column t of ``bits`` with ranks first..last
+    (1-based)."""
     total = 0.0
     seen = 0
     for g in range(bits.shape[0]):
