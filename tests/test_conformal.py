@@ -264,6 +264,13 @@ def test_make_learner():
                                atol=1e-10)
     with pytest.raises(ValueError, match="learner must be one of"):
         make_learner("svm")
+    # A Generator seeds the learners too (scikit-learn's own reject it).
+    X, y, X_test, _ = make_data(25, n=30)
+    preds = [make_learner("rf", np.random.default_rng(1)).fit(X, y).predict(X_test)
+             for _ in range(2)]
+    np.testing.assert_array_equal(*preds)
+    assert isinstance(make_learner("nn", np.random.default_rng(1)).random_state,
+                      np.random.RandomState)
 
 
 def test_interval_memory_bounded_for_blog_sized_test_set():

@@ -16,6 +16,8 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.neural_network import MLPRegressor
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .conformal.validation import check_random_state
+
 #: Names accepted by :func:`make_learner`.
 LEARNERS = ("ridge", "rf", "nn")
 
@@ -180,9 +182,12 @@ def make_learner(name: str, random_state=None):
     name : {"ridge", "rf", "nn"}
         Ridge: :class:`PaperRidge`; RF: 20 trees, absolute-error criterion, no bootstrap; NN:
         ``MLPRegressor`` with L-BFGS and logistic activation.
-    random_state : None, int or RandomState, default=None
-        Passed to the RF and the NN (ridge is deterministic). The conformal estimators reseed
-        it per model from their own ``random_state``.
+    random_state : None, int, RandomState or Generator, default=None
+        Passed to the RF and the NN (ridge is deterministic); a Generator is passed as a
+        ``RandomState`` sharing its bit generator
+        (:func:`~ensemble_repro.conformal.check_random_state`), since scikit-learn's learners
+        reject Generators. The conformal estimators reseed it per model from their own
+        ``random_state``.
 
     Returns
     -------
@@ -198,6 +203,8 @@ def make_learner(name: str, random_state=None):
     ...
     ValueError: learner must be one of ridge, rf, nn; got 'svm'
     """
+    if isinstance(random_state, np.random.Generator):
+        random_state = check_random_state(random_state)
     if name == "ridge":
         return PaperRidge()
     if name == "rf":
