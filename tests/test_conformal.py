@@ -1,16 +1,23 @@
 """J+aB, J+ensemble, J+ against naive per-point references; Binomial B; input checks; from_bagging."""
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import trim_mean
+from sklearn.base import clone
 from sklearn.dummy import DummyRegressor
-from sklearn.ensemble import BaggingRegressor
+from sklearn.ensemble import (BaggingRegressor, ExtraTreesRegressor, RandomForestClassifier,
+                              RandomForestRegressor)
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
 from ensemble_repro.conformal import (JackknifePlus, JackknifePlusAfterBootstrap,
                                       JackknifePlusEnsemble, binomial_probability,
                                       draw_n_resamples, oob_aggregate, paper_n_resamples,
-                                      plus_interval, quantile_ranks)
+                                      plus_interval, quantile_ranks, seed_estimator, seed_keys)
 from ensemble_repro.learners import PaperRidge, make_learner
 
 PHI = {"mean": np.mean, "median": np.median, "trimmed_mean": lambda v: trim_mean(v, 0.25)}
@@ -50,6 +57,13 @@ def naive_jab(models, resamples, X, y, X_test, aggregation, alpha, method):
     return naive_interval(mu_test, residuals, alpha, method)
 
 
+CONFORMAL_FACTORIES = [
+    lambda: JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=8, random_state=0),
+    lambda: JackknifePlusEnsemble(PaperRidge(), n_resamples=2, random_state=0),
+    lambda: JackknifePlus(PaperRidge()),
+]
+
+
 def make_data(seed, n=20, k=15, p=3):
     rng = np.random.RandomState(seed)
     X = rng.randn(n + k, p)
@@ -68,7 +82,7 @@ def test_jab_matches_naive_reference(aggregation, method, replace, random_B):
         jab = JackknifePlusAfterBootstrap(est, n_resamples=n_res, resample_size=0.7, replace=replace,
                                           random_B=random_B, aggregation=aggregation,
                                           method=method, random_state=3).fit(X, y)
-        lower, upper = jab.predict_interval(X_test, alpha=0.15)
+        lower, upper = jab.predict_interval(X_test, alpha=0.15).T
         ref_lower, ref_upper = naive_jab(jab.estimators_, jab.resamples_, X, y, X_test,
                                          aggregation, 0.15, method)
         np.testing.assert_allclose(lower, ref_lower, rtol=0, atol=1e-12)
@@ -136,7 +150,7 @@ def test_jackknife_plus_matches_naive(cls, kwargs, aggregation, method):
                         for j in range(len(X_test))])
     residuals = np.abs(y - np.array(mu_self))
     ref = naive_interval(np.array(mu_test).T, residuals, 0.1, method)
-    got = est.predict_interval(X_test, alpha=0.1)
+    got = est.predict_interval(X_test, alpha=0.1).T
     np.testing.assert_allclose(got[0], ref[0], atol=1e-10, rtol=0)
     np.testing.assert_allclose(got[1], ref[1], atol=1e-10, rtol=0)
 
@@ -146,7 +160,7 @@ def test_quantile_ranks_and_infinite_bounds():
     assert quantile_ranks(9, 0.1) == (1, 9)  # 0.9 * 10 is 9.000000000000002 in floating point
     X, y, X_test, _ = make_data(5, n=5)
     lower, upper = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=10, random_state=0
-                                               ).fit(X, y).predict_interval(X_test, alpha=0.1)
+                                               ).fit(X, y).predict_interval(X_test, alpha=0.1).T
     assert np.isinf(upper).all() and np.isinf(lower).all() and (lower < 0).all()
 
 
@@ -201,11 +215,11 @@ def test_from_bagging_equals_fit_with_same_resamples():
 
 
 @pytest.mark.parametrize("kwargs,fit_args,match", [
-    ({}, ("1d",), "2-D array"),
+    ({}, ("1d",), "Expected 2D array, got 1D array"),
     ({}, ("nan_x",), "X contains NaN"),
-    ({}, ("inf_y",), "y contains NaN or infinity"),
-    ({}, ("mismatch",), "same number of rows"),
-    ({}, ("n1",), "at least 2 training points"),
+    ({}, ("inf_y",), "Input y contains infinity"),
+    ({}, ("mismatch",), "inconsistent numbers of samples: \\[20, 19\\]"),
+    ({}, ("n1",), r"Found array with 1 sample\(s\) .* minimum of 2 is required"),
     ({"replace": False, "resample_size": 30}, (), "impossible without replacement"),
     ({"aggregation": "mode"}, (), "aggregation must be one of"),
     ({"method": "cv"}, (), "method must be one of"),
@@ -250,6 +264,13 @@ def test_make_learner():
                                atol=1e-10)
     with pytest.raises(ValueError, match="learner must be one of"):
         make_learner("svm")
+    # A Generator seeds the learners too (scikit-learn's own reject it).
+    X, y, X_test, _ = make_data(25, n=30)
+    preds = [make_learner("rf", np.random.default_rng(1)).fit(X, y).predict(X_test)
+             for _ in range(2)]
+    np.testing.assert_array_equal(*preds)
+    assert isinstance(make_learner("nn", np.random.default_rng(1)).random_state,
+                      np.random.RandomState)
 
 
 def test_interval_memory_bounded_for_blog_sized_test_set():
@@ -270,3 +291,214 @@ def test_interval_memory_bounded_for_blog_sized_test_set():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 300 * 2 ** 20, peak / 2 ** 20
+
+
+# ----------------------------------------------------------------------------- random_state
+def rf_pipeline():
+    return make_pipeline(StandardScaler(), RandomForestRegressor(n_estimators=3, max_features=0.5,
+                                                                 max_depth=3))
+
+
+LOO_AND_JAB = [
+    lambda rs: JackknifePlusAfterBootstrap(rf_pipeline(), n_resamples=4, random_state=rs),
+    lambda rs: JackknifePlusEnsemble(rf_pipeline(), n_resamples=2, random_state=rs),
+    lambda rs: JackknifePlus(rf_pipeline(), random_state=rs),
+]
+
+
+@pytest.mark.parametrize("make", LOO_AND_JAB, ids=["jab", "jplus_ensemble", "jplus"])
+def test_nested_random_state_seeded_so_fits_repeat(make):
+    """A Pipeline(StandardScaler(), RandomForestRegressor()) has only a nested random_state."""
+    X, y, X_test, _ = make_data(12, n=15)
+    first = make(0).fit(X, y).predict_interval(X_test)
+    np.testing.assert_array_equal(make(0).fit(X, y).predict_interval(X_test), first)
+    assert not np.array_equal(make(1).fit(X, y).predict_interval(X_test), first)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345])
+def test_seed_estimator_is_baggings_rule(seed):
+    """Same nested seeds as scikit-learn's _set_random_states (what BaggingRegressor uses)."""
+    from sklearn.ensemble._base import _set_random_states
+
+    estimator = make_pipeline(StandardScaler(), BaggingRegressor(DecisionTreeRegressor()),
+                              RandomForestRegressor())
+    ours, ref = seed_estimator(clone(estimator), seed), clone(estimator)
+    _set_random_states(ref, seed)
+    keys = seed_keys(estimator)
+    assert len(keys) == 3
+    assert [ours.get_params()[k] for k in keys] == [ref.get_params()[k] for k in keys]
+    assert len({ours.get_params()[k] for k in keys}) == 3
+
+
+def test_generator_random_state_accepted_and_consumed():
+    X, y, X_test, _ = make_data(13)
+
+    def bounds(rs):
+        return JackknifePlusAfterBootstrap(DecisionTreeRegressor(max_features=0.5), n_resamples=6,
+                                           random_B=True, random_state=rs).fit(X, y) \
+            .predict_interval(X_test)
+
+    same = [bounds(np.random.default_rng(3)) for _ in range(2)]
+    np.testing.assert_array_equal(*same)
+    gen = np.random.default_rng(3)
+    first = bounds(gen)
+    assert not np.array_equal(bounds(gen), first)  # the Generator advanced, like a RandomState
+    # Drawn through the Generator's own bit generator: same as a RandomState wrapping it.
+    np.testing.assert_array_equal(
+        bounds(np.random.RandomState(np.random.default_rng(3).bit_generator)), first)
+
+
+# ----------------------------------------------------------------------------- from_bagging
+@pytest.mark.parametrize("model", [
+    RandomForestRegressor(n_estimators=40, max_depth=4, oob_score=True, random_state=0),
+    RandomForestRegressor(n_estimators=40, max_samples=0.7, oob_score=True, random_state=1),
+    ExtraTreesRegressor(n_estimators=40, bootstrap=True, max_samples=25, oob_score=True,
+                        random_state=2),
+    BaggingRegressor(PaperRidge(), n_estimators=40, oob_score=True, random_state=3),
+    BaggingRegressor(DecisionTreeRegressor(), n_estimators=40, max_samples=0.8, max_features=2,
+                     bootstrap_features=True, oob_score=True, random_state=4),
+], ids=["rf", "rf_max_samples", "extra_trees", "bagging_ridge", "bagging_subsample_features"])
+def test_from_bagging_out_of_bag_predictions_equal_the_models(model):
+    """The recovered resamples reproduce the model's own out-of-bag predictions."""
+    X, y, X_test, _ = make_data(14, n=40)
+    model.fit(X, y)
+    jab = JackknifePlusAfterBootstrap.from_bagging(model, X, y)
+    assert (jab.oob_counts_ > 0).all()
+    np.testing.assert_allclose(jab.oob_prediction_, model.oob_prediction_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(jab.predict(X_test), model.predict(X_test), rtol=1e-12, atol=1e-12)
+    assert jab.estimators_[0] is model.estimators_[0]
+    bounds = jab.predict_interval(X_test, alpha=0.2)
+    assert bounds.shape == (len(X_test), 2) and (bounds[:, 0] <= bounds[:, 1]).all()
+
+
+@pytest.mark.parametrize("model", [RandomForestRegressor(n_estimators=3, bootstrap=False),
+                                   ExtraTreesRegressor(n_estimators=3)])
+def test_from_bagging_forest_without_bootstrap_is_an_error(model):
+    X, y, _, _ = make_data(15)
+    with pytest.raises(ValueError, match="bootstrap=False: every tree saw every row, so there are "
+                                         "no out-of-bag sets"):
+        JackknifePlusAfterBootstrap.from_bagging(model.fit(X, y), X, y)
+
+
+def test_from_bagging_rejects_other_data_and_models():
+    X, y, _, _ = make_data(16, n=30)
+    rf = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="must be the data the model was fitted on"):
+        JackknifePlusAfterBootstrap.from_bagging(rf, X[:20], y[:20])
+    with pytest.raises(ValueError, match="X has 2 columns but the model was fitted on 3"):
+        JackknifePlusAfterBootstrap.from_bagging(rf, X[:, :2], y)
+    with pytest.raises(ValueError, match="must be a fitted BaggingRegressor, RandomForest"):
+        JackknifePlusAfterBootstrap.from_bagging(
+            RandomForestClassifier(n_estimators=2).fit(X, y > 0), X, y)
+
+
+# ----------------------------------------------------------------------------- several alphas
+@pytest.mark.parametrize("make", [
+    lambda: JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=15, aggregation="median",
+                                        random_state=0),
+    lambda: JackknifePlusEnsemble(PaperRidge(), n_resamples=2, random_state=0),
+    lambda: JackknifePlus(PaperRidge(), method="minmax"),
+], ids=["jab", "jplus_ensemble", "jplus_minmax"])
+def test_sequence_of_alphas_one_column_each(make):
+    X, y, X_test, _ = make_data(17)
+    est = make().fit(X, y)
+    alphas = [0.05, 0.1, 0.3]
+    bounds = est.predict_interval(X_test, alpha=np.array(alphas))
+    assert bounds.shape == (len(X_test), 2, 3)
+    for a, alpha in enumerate(alphas):
+        one = est.predict_interval(X_test, alpha=alpha)
+        assert one.shape == (len(X_test), 2)
+        np.testing.assert_array_equal(bounds[:, :, a], one)
+    with pytest.raises(ValueError, match="or a non-empty 1-D sequence of such numbers; got \\[\\]"):
+        est.predict_interval(X_test, alpha=[])
+    with pytest.raises(ValueError, match="strictly between 0 and 1.*got \\[0.1, 1.2\\]"):
+        est.predict_interval(X_test, alpha=[0.1, 1.2])
+
+
+# ----------------------------------------------------------------------------- hardening (issue 14)
+@pytest.mark.parametrize("make", CONFORMAL_FACTORIES, ids=["jab", "jplus_ensemble", "jplus"])
+def test_complex_X_rejected(make):
+    X, y, X_test, _ = make_data(18)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        make().fit(X + 1j, y)
+    est = make().fit(X, y)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        est.predict_interval(X_test + 1j)
+
+
+@pytest.mark.parametrize("make", CONFORMAL_FACTORIES[:2] + [
+    lambda: JackknifePlus(DecisionTreeRegressor(max_depth=2), random_state=0)],
+    ids=["jab", "jplus_ensemble", "jplus_tree"])
+def test_inverted_interval_warns_naming_alpha_and_n(make):
+    """alpha > 0.5 can put the lower quantile above the upper one (J+ of ridge at this alpha
+    is not inverted: its leave-one-out models are too close; a tree's are not)."""
+    X, y, X_test, _ = make_data(19)
+    est = make().fit(X, y)
+    with pytest.warns(UserWarning, match=r"alpha = 0.999 is too large for n = 20 training points: "
+                                         r"the lower bound exceeds the upper bound at \d+ of 15"):
+        bounds = est.predict_interval(X_test, alpha=[0.1, 0.999])
+    assert (bounds[:, 0, 1] > bounds[:, 1, 1]).any()  # returned as computed (documented)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.predict_interval(X_test, alpha=0.4)  # no warning when the interval is not inverted
+
+
+def test_every_out_of_bag_set_empty_warns():
+    X, y, X_test, _ = make_data(20)
+    with pytest.warns(UserWarning, match=r"every out-of-bag set is empty: each training point is "
+                                         r"in all 5 resamples \(m = 20 of n = 20 points, "
+                                         r"replace=False\).*intervals are centred at 0.*use "
+                                         r"resample_size < n"):
+        jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=5, resample_size=1.0,
+                                          replace=False, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(jab.residuals_, np.abs(y))  # the paper's convention, kept
+
+
+def test_random_B_drawing_zero_models_warns():
+    X, y, X_test, _ = make_data(21)
+    with pytest.warns(UserWarning, match=r"random_B=True drew B = 0 models from Binomial\("
+                                         r"n_resamples = 2, p = .*increase n_resamples"):
+        jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=2, resample_size=10.0,
+                                          random_B=True, random_state=0).fit(X, y)
+    assert jab.n_resamples_ == 0
+    np.testing.assert_array_equal(jab.predict(X_test), 0.0)
+    with pytest.warns(UserWarning, match=r"resamples is empty \(B = 0 models\)"):
+        JackknifePlusAfterBootstrap(PaperRidge()).fit(X, y, resamples=[])
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan, True, "0.5", 0.0])
+def test_bad_resample_size_names_argument(value):
+    X, y, _, _ = make_data(22)
+    for est in (JackknifePlusAfterBootstrap(PaperRidge(), resample_size=value),
+                JackknifePlusEnsemble(PaperRidge(), resample_size=value)):
+        with pytest.raises(ValueError, match="resample_size must be a positive finite fraction "
+                                             r"of n \(a float, e.g. 0.6 for m = 0.6 n\) or a "
+                                             r"positive count \(an int, e.g. 120\); got"):
+            est.fit(X, y)
+
+
+@pytest.mark.parametrize("value", ["x", 0, 1.5, True])
+@pytest.mark.parametrize("make", CONFORMAL_FACTORIES, ids=["jab", "jplus_ensemble", "jplus"])
+def test_bad_n_jobs_names_argument(make, value):
+    X, y, _, _ = make_data(23)
+    with pytest.raises(ValueError, match=f"n_jobs must be None, a positive number of worker "
+                                         f"processes.*; got {value!r}"):
+        make().set_params(n_jobs=value).fit(X, y)
+
+
+@pytest.mark.parametrize("make", CONFORMAL_FACTORIES, ids=["jab", "jplus_ensemble", "jplus"])
+def test_pandas_na_names_the_column(make):
+    X, y, X_test, _ = make_data(24)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).astype("Float64")
+    frame.loc[3, "b"] = pd.NA
+    with pytest.raises(ValueError, match=r"X has missing values \(NA/NaN\) in column\(s\) 'b'"):
+        make().fit(frame, y)
+    target = pd.Series(y, dtype="Float64")
+    target[0] = pd.NA
+    with pytest.raises(ValueError, match=r"y has 1 missing values \(NA/NaN\)"):
+        make().fit(X, target)
+    est = make().fit(pd.DataFrame(X, columns=["a", "b", "c"]), y)
+    test = pd.DataFrame(X_test, columns=["a", "b", "c"]).astype("Float64")
+    test.loc[0, "c"] = pd.NA
+    with pytest.raises(ValueError, match=r"X has missing values \(NA/NaN\) in column\(s\) 'c'"):
+        est.predict_interval(test)

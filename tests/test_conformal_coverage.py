@@ -32,7 +32,7 @@ def coverage(make):
     state = np.random.RandomState(11)  # one RandomState shared by all fits of a case: no int seed
     hits = []
     for X, y, X_test, y_test in datasets():
-        lower, upper = make(state).fit(X, y).predict_interval(X_test, alpha=ALPHA)
+        lower, upper = make(state).fit(X, y).predict_interval(X_test, alpha=ALPHA).T
         hits.append(np.mean((y_test >= lower) & (y_test <= upper)))
     return float(np.mean(hits))
 

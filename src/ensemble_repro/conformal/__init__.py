@@ -3,22 +3,28 @@
 Estimators: :class:`JackknifePlusAfterBootstrap` (J+aB, Algorithm 2; minmax, Appendix C),
 :class:`JackknifePlusEnsemble` (J+ensemble, Algorithm 4), :class:`JackknifePlus`
 (J+non-ensemble, Algorithm 5). Numeric core: :mod:`ensemble_repro.conformal.core` (compiled
-kernels in :mod:`.kernels`).
+kernels in :mod:`.kernels`); input checks: :mod:`.validation`.
 """
 
 from .core import (AGGREGATIONS, METHODS, aggregate, binomial_probability, draw_n_resamples,
                    draw_resamples, in_bag_mask, interval, jab_interval, loo_aggregate,
-                   oob_aggregate, oob_self_aggregate, paper_n_resamples, plus_interval,
-                   quantile_ranks, warm_up_kernels)
+                   minmax_interval, oob_aggregate, oob_self_aggregate, paper_n_resamples,
+                   plus_interval, quantile_ranks, warm_up_kernels)
 from .estimators import (JackknifePlus, JackknifePlusAfterBootstrap, JackknifePlusEnsemble,
-                         fit_models, loo_predictions, loo_resamples, predict_models,
-                         predict_out_of_bag)
+                         fit_models, loo_predictions, loo_resamples, parallel_fit,
+                         predict_models, predict_out_of_bag, seed_estimator, seed_keys,
+                         warm_up_workers)
+from .validation import (check_alpha, check_choice, check_n_jobs, check_positive_int,
+                         check_random_state, check_test_data, check_training_data,
+                         resolve_resample_size)
 
 __all__ = [
     "AGGREGATIONS", "METHODS", "JackknifePlus", "JackknifePlusAfterBootstrap",
-    "JackknifePlusEnsemble", "aggregate", "binomial_probability", "draw_n_resamples",
-    "draw_resamples", "fit_models", "in_bag_mask", "interval", "jab_interval", "loo_aggregate",
-    "loo_predictions", "loo_resamples", "oob_aggregate", "oob_self_aggregate",
-    "paper_n_resamples", "plus_interval", "predict_models", "predict_out_of_bag", "quantile_ranks",
-    "warm_up_kernels",
+    "JackknifePlusEnsemble", "aggregate", "binomial_probability", "check_alpha", "check_choice",
+    "check_n_jobs", "check_positive_int", "check_random_state", "check_test_data",
+    "check_training_data", "draw_n_resamples", "draw_resamples", "fit_models", "in_bag_mask",
+    "interval", "jab_interval", "loo_aggregate", "loo_predictions", "loo_resamples",
+    "minmax_interval", "oob_aggregate", "oob_self_aggregate", "paper_n_resamples",
+    "parallel_fit", "plus_interval", "predict_models", "predict_out_of_bag", "quantile_ranks",
+    "resolve_resample_size", "seed_estimator", "seed_keys", "warm_up_kernels", "warm_up_workers",
 ]

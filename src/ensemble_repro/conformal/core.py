@@ -18,12 +18,53 @@ METHODS = ("plus", "minmax")
 
 # ----------------------------------------------------------------------------- number of models B
 def binomial_probability(n: int, m: int, replace: bool) -> float:
-    """P(a resample of size m from n+1 points misses one given point) (Theorem 1)."""
+    """P(a resample of size m from n + 1 points misses one given point) (Theorem 1).
+
+    Parameters
+    ----------
+    n : int
+        Number of training points.
+    m : int
+        Resample size.
+    replace : bool
+        With replacement: (1 - 1/(n+1))^m; without: 1 - m/(n+1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from ensemble_repro.conformal import binomial_probability
+    >>> round(binomial_probability(9, 10, True), 4), binomial_probability(9, 6, False)
+    (0.3487, 0.4)
+    """
     return (1.0 - 1.0 / (n + 1)) ** m if replace else 1.0 - m / (n + 1)
 
 
 def draw_n_resamples(n_resamples: int, n: int, m: int, replace: bool, rng) -> int:
-    """B ~ Binomial(n_resamples, binomial_probability(n, m, replace)) (Theorem 1)."""
+    """B ~ Binomial(n_resamples, binomial_probability(n, m, replace)) (Theorem 1).
+
+    Parameters
+    ----------
+    n_resamples : int
+        The Binomial's number of trials (B-tilde).
+    n, m : int
+        Training points and resample size.
+    replace : bool
+    rng : numpy.random.RandomState
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import draw_n_resamples
+    >>> draw_n_resamples(100, 40, 40, True, np.random.RandomState(0))
+    43
+    """
     return int(rng.binomial(n_resamples, binomial_probability(n, m, replace)))
 
 
@@ -35,6 +76,23 @@ def paper_n_resamples(target: int, n: int, m: int, matched: str) -> int:
     B = target. ``matched="fits"`` (Appendix D.3): floor(target / (1 - 1/(n+1))^m), so that
     the expected number of fitted models is ``target``. Pass the result as ``n_resamples`` of
     :class:`JackknifePlusAfterBootstrap` with ``random_B=True``.
+
+    Parameters
+    ----------
+    target : int
+    n, m : int
+        Training points and resample size.
+    matched : {"loo", "fits"}
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from ensemble_repro.conformal import paper_n_resamples
+    >>> paper_n_resamples(20, 40, 24, "loo")
+    66
     """
     p = binomial_probability(n, m, True)
     if matched == "loo":
@@ -45,14 +103,53 @@ def paper_n_resamples(target: int, n: int, m: int, matched: str) -> int:
 
 
 def draw_resamples(n: int, m: int, n_resamples: int, replace: bool, rng) -> np.ndarray:
-    """(B, m) indices into range(n): B resamples of size m, with or without replacement."""
+    """(B, m) indices into range(n): B resamples of size m, with or without replacement.
+
+    Parameters
+    ----------
+    n, m : int
+        Population and resample size (m <= n without replacement).
+    n_resamples : int
+        B.
+    replace : bool
+    rng : numpy.random.RandomState
+
+    Returns
+    -------
+    ndarray of shape (B, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import draw_resamples
+    >>> draw_resamples(5, 3, 2, True, np.random.RandomState(0))
+    array([[4, 0, 3],
+           [3, 3, 1]])
+    """
     if replace:
         return rng.randint(0, n, size=(n_resamples, m))
     return np.argsort(rng.random_sample((n_resamples, n)), axis=1)[:, :m]
 
 
 def in_bag_mask(resamples, n: int) -> np.ndarray:
-    """(B, n) boolean matrix: True where point i appears in resample b."""
+    """(B, n) boolean matrix: True where point i appears in resample b.
+
+    Parameters
+    ----------
+    resamples : sequence of B index arrays
+    n : int
+
+    Returns
+    -------
+    ndarray of shape (B, n), bool
+
+    Examples
+    --------
+    >>> from ensemble_repro.conformal import in_bag_mask
+    >>> in_bag_mask([[0, 0, 2], [1, 3, 4]], 5).astype(int)
+    array([[1, 0, 1, 0, 0],
+           [0, 1, 0, 1, 1]])
+    """
     mask = np.zeros((len(resamples), n), dtype=bool)
     for b, idx in enumerate(resamples):
         mask[b, idx] = True
@@ -61,7 +158,26 @@ def in_bag_mask(resamples, n: int) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- aggregation phi
 def aggregate(predictions: np.ndarray, aggregation: str) -> np.ndarray:
-    """phi over the models (axis 0) of a (B, k) matrix; 0 when B = 0 (the paper's default)."""
+    """phi over the models (axis 0) of a (B, k) matrix; 0 when B = 0 (the paper's default).
+
+    Parameters
+    ----------
+    predictions : ndarray of shape (B, k)
+    aggregation : {"mean", "median", "trimmed_mean"}
+        The trimmed mean averages the middle 50% (``scipy.stats.trim_mean(., 0.25)``).
+
+    Returns
+    -------
+    ndarray of shape (k,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import aggregate
+    >>> P = np.array([[1.0, 2.0], [3.0, 4.0], [8.0, 0.0]])
+    >>> aggregate(P, "mean"), aggregate(P, "median")
+    (array([4., 2.]), array([3., 2.]))
+    """
     if predictions.shape[0] == 0:
         return np.zeros(predictions.shape[1:])
     if aggregation == "mean":
@@ -89,7 +205,25 @@ def oob_self_aggregate(train_predictions: np.ndarray, in_bag: np.ndarray, aggreg
                        ) -> np.ndarray:
     """mu_{-i}(X_i) for every training point i (Algorithm 2, line 6); 0 for empty OOB sets.
 
-    ``train_predictions`` is (B, n): model b at training point i.
+    Parameters
+    ----------
+    train_predictions : ndarray of shape (B, n)
+        Model b at training point i (in-bag entries are not read).
+    in_bag : ndarray of shape (B, n), bool
+    aggregation : {"mean", "median", "trimmed_mean"}
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import oob_self_aggregate
+    >>> in_bag = np.eye(3, dtype=bool)  # model b was fitted on point b only
+    >>> T = np.array([[1.0, 5.0, 9.0], [2.0, 6.0, 10.0], [3.0, 7.0, 11.0]])
+    >>> oob_self_aggregate(T, in_bag, "mean")
+    array([2.5, 6. , 9.5])
     """
     oob = ~in_bag
     count = oob.sum(axis=0)
@@ -102,7 +236,8 @@ def oob_self_aggregate(train_predictions: np.ndarray, in_bag: np.ndarray, aggreg
     ordered = np.sort(np.where(oob, train_predictions, np.inf), axis=0)
     if aggregation == "median":
         cols = np.arange(ordered.shape[1])
-        med = 0.5 * (ordered[np.maximum(count - 1, 0) // 2, cols] + ordered[np.minimum(count // 2, ordered.shape[0] - 1), cols])
+        med = 0.5 * (ordered[np.maximum(count - 1, 0) // 2, cols]
+                     + ordered[np.minimum(count // 2, ordered.shape[0] - 1), cols])
         return np.where(count > 0, med, 0.0)
     return _sorted_window_mean(ordered, count)
 
@@ -113,6 +248,26 @@ def oob_aggregate(predictions: np.ndarray, in_bag: np.ndarray, aggregation: str)
     Mean: one matrix product. Median / trimmed mean: masked sorting in compiled code
     (:func:`kernels.oob_aggregates`), O(B + n) extra memory.
     Empty out-of-bag sets give 0 (the paper's default).
+
+    Parameters
+    ----------
+    predictions : ndarray of shape (B, k)
+        Model b at test point j.
+    in_bag : ndarray of shape (B, n), bool
+    aggregation : {"mean", "median", "trimmed_mean"}
+
+    Returns
+    -------
+    ndarray of shape (k, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import oob_aggregate
+    >>> P = np.array([[1.0, 2.0], [3.0, 4.0], [8.0, 0.0]])
+    >>> oob_aggregate(P, np.eye(3, dtype=bool), "mean")
+    array([[5.5, 4.5, 2. ],
+           [2. , 1. , 3. ]])
     """
     oob = ~in_bag
     count = oob.sum(axis=0)
@@ -132,6 +287,22 @@ def quantile_ranks(n: int, alpha: float) -> tuple[int, int]:
 
     A relative tolerance of 1e-10 absorbs floating-point error (e.g. 0.9 * 10 = 9.000000000000002
     must give rank 9).
+
+    Parameters
+    ----------
+    n : int
+    alpha : float
+
+    Returns
+    -------
+    (int, int)
+        A rank below 1 or above n stands for an infinite bound.
+
+    Examples
+    --------
+    >>> from ensemble_repro.conformal import quantile_ranks
+    >>> quantile_ranks(19, 0.1), quantile_ranks(9, 0.1)
+    ((2, 18), (1, 9))
     """
     lo = math.floor(alpha * (n + 1) * (1 + 1e-10))
     hi = math.ceil((1 - alpha) * (n + 1) * (1 - 1e-10))
@@ -169,9 +340,28 @@ def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Jackknife+ interval [q-{mu_{-i}(x) - R_i}, q+{mu_{-i}(x) + R_i}] (Algorithm 2, eq. 3).
 
-    ``loo_test`` is (k, n), ``residuals`` (n,). Returns (lower, upper), each (k,); -inf / +inf
-    where the order statistic's rank falls outside 1..n. Both bounds share one residual sort
-    and one spread (the margin of 1e-12 of the magnitudes involved absorbs rounding).
+    Both bounds share one residual sort and one spread (the margin of 1e-12 of the magnitudes
+    involved absorbs rounding).
+
+    Parameters
+    ----------
+    loo_test : ndarray of shape (k, n)
+        mu_{-i}(x_j).
+    residuals : ndarray of shape (n,)
+    alpha : float
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+        -inf / +inf where the order statistic's rank falls outside 1..n.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import plus_interval
+    >>> loo = np.array([[0.0, 0.1, -0.1, 0.05]])
+    >>> plus_interval(loo, np.array([1.0, 2.0, 0.5, 1.5]), 0.2)
+    (array([-1.9]), array([2.1]))
     """
     k, n = loo_test.shape
     lo_rank, hi_rank = quantile_ranks(n, alpha)
@@ -188,7 +378,28 @@ def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
 
 def minmax_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Jackknife-minmax-after-bootstrap (Appendix C): [min_i mu_{-i}(x) - q+{R}, max_i mu_{-i}(x) + q+{R}]."""
+    """Jackknife-minmax-after-bootstrap (Appendix C).
+
+    [min_i mu_{-i}(x) - q+{R}, max_i mu_{-i}(x) + q+{R}].
+
+    Parameters
+    ----------
+    loo_test : ndarray of shape (k, n)
+    residuals : ndarray of shape (n,)
+    alpha : float
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import minmax_interval
+    >>> loo = np.array([[0.0, 0.1, -0.1, 0.05]])
+    >>> minmax_interval(loo, np.array([1.0, 2.0, 0.5, 1.5]), 0.2)
+    (array([-2.1]), array([2.1]))
+    """
     n = residuals.shape[0]
     _, hi_rank = quantile_ranks(n, alpha)
     q = np.sort(residuals)[hi_rank - 1] if hi_rank <= n else np.inf
@@ -197,7 +408,27 @@ def minmax_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
 
 def interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float, method: str = "plus"
              ) -> tuple[np.ndarray, np.ndarray]:
-    """The interval of ``method`` ("plus" or "minmax") from (k, n) leave-one-out predictions."""
+    """The interval of ``method`` from (k, n) leave-one-out predictions.
+
+    Parameters
+    ----------
+    loo_test : ndarray of shape (k, n)
+    residuals : ndarray of shape (n,)
+    alpha : float
+    method : {"plus", "minmax"}, default="plus"
+        :func:`plus_interval` or :func:`minmax_interval`.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import interval
+    >>> interval(np.zeros((1, 4)), np.array([1.0, 2.0, 0.5, 1.5]), 0.2, "minmax")
+    (array([-2.]), array([2.]))
+    """
     return (plus_interval if method == "plus" else minmax_interval)(loo_test, residuals, alpha)
 
 
@@ -212,6 +443,28 @@ def jab_interval(test_predictions: np.ndarray, in_bag: np.ndarray, residuals: np
     matter (exact); the mean starts from a matrix product of the whole chunk and switches to
     the kernel's own sums once its windows are narrow. "minmax" needs every leave-one-out
     aggregate.
+
+    Parameters
+    ----------
+    test_predictions : ndarray of shape (B, k)
+    in_bag : ndarray of shape (B, n), bool
+    residuals : ndarray of shape (n,)
+    alpha : float
+    aggregation : {"mean", "median", "trimmed_mean"}
+    method : {"plus", "minmax"}, default="plus"
+    chunk_size : int, optional
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import jab_interval
+    >>> P = np.array([[1.0, 2.0], [3.0, 4.0], [8.0, 0.0]])
+    >>> jab_interval(P, np.eye(3, dtype=bool), np.array([0.5, 1.0, 2.0]), 0.25, "mean")
+    (array([0., 0.]), array([6., 5.]))
     """
     k = test_predictions.shape[1]
     n = in_bag.shape[1]
@@ -242,8 +495,19 @@ def jab_interval(test_predictions: np.ndarray, in_bag: np.ndarray, residuals: np
 
 
 def warm_up_kernels() -> None:
-    """Load the compiled kernels (numba's on-disk cache, or compile them once) so that timed
-    code measures the algorithm: the first call in a process otherwise takes ~0.5 s."""
+    """Load the compiled kernels (numba's on-disk cache, or compile them once).
+
+    Timed code then measures the algorithm: the first call in a process otherwise takes ~0.5 s.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from ensemble_repro.conformal import warm_up_kernels
+    >>> warm_up_kernels()
+    """
     rng = np.random.RandomState(0)
     predictions, in_bag, residuals = rng.randn(4, 3), rng.rand(4, 9) < 0.5, rng.rand(9)
     for aggregation in AGGREGATIONS:
@@ -252,7 +516,26 @@ def warm_up_kernels() -> None:
 
 
 def loo_aggregate(predictions: np.ndarray, aggregation: str) -> np.ndarray:
-    """(k, n) aggregates of n leave-one-out ensembles from (n, B, k) predictions (J+ensemble)."""
+    """(k, n) aggregates of n leave-one-out ensembles from (n, B, k) predictions (J+ensemble).
+
+    Parameters
+    ----------
+    predictions : ndarray of shape (n, B, k)
+        Model b of the ensemble without point i, at test point j.
+    aggregation : {"mean", "median", "trimmed_mean"}
+
+    Returns
+    -------
+    ndarray of shape (k, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import loo_aggregate
+    >>> loo_aggregate(np.arange(12.0).reshape(3, 2, 2), "mean")
+    array([[ 1.,  5.,  9.],
+           [ 2.,  6., 10.]])
+    """
     n, B, k = predictions.shape
     if B == 0:
         return np.zeros((k, n))

@@ -34,7 +34,8 @@ def _cttz(typingctx, x):
 
 @njit(cache=True, nogil=True)
 def _ranked_sum(bits, t, sorted_vals, first, last):
-    """Sum of sorted_vals at the set bits of column t of ``bits`` with ranks first..last (1-based)."""
+    """Sum of sorted_vals at the set bits of column t of ``bits`` with ranks first..last
+    (1-based)."""
     total = 0.0
     seen = 0
     for g in range(bits.shape[0]):
@@ -103,8 +104,35 @@ def _loo_columns(order, sorted_vals, oob, count, start, stop, agg, out, bits):
 @njit(cache=True, nogil=True)
 def oob_aggregates(predictions, oob, count, agg, out):
     """out[j, i] = mu_{-i}(x_j), the median (agg = MEDIAN) or trimmed mean (TRIMMED_MEAN) of
-    {predictions[j, b] : oob[b, i]}; 0 where count[i] = 0. predictions: (k, B) float64, one
-    row per test point; oob: (B, n) uint8 0/1; count: (n,) int64."""
+    {predictions[j, b] : oob[b, i]}; 0 where count[i] = 0.
+
+    Parameters
+    ----------
+    predictions : ndarray of shape (k, B), float64
+        One row per test point.
+    oob : ndarray of shape (B, n), uint8
+        1 where point i is out of bag for model b.
+    count : ndarray of shape (n,), int64
+        Column sums of ``oob``.
+    agg : int
+        MEDIAN or TRIMMED_MEAN.
+    out : ndarray of shape (k, n), float64
+        Filled in place.
+
+    Returns
+    -------
+    ndarray
+        ``out``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal.kernels import MEDIAN, oob_aggregates
+    >>> P = np.array([[1.0, 2.0, 9.0]])  # one test point, three models
+    >>> oob = np.array([[0, 1], [1, 1], [1, 0]], dtype=np.uint8)
+    >>> oob_aggregates(P, oob, oob.sum(axis=0).astype(np.int64), MEDIAN, np.empty((1, 2)))
+    array([[5.5, 1.5]])
+    """
     k, B = predictions.shape
     n = oob.shape[1]
     bits = np.empty(((B + 63) // 64, n), dtype=np.uint64)
@@ -246,6 +274,38 @@ def jab_plus_bounds(predictions, loo_rows, oob, count, residuals, agg, lo_rank, 
     bound): then at most rank - 1 values are < x and at least rank are <= x. Otherwise the
     window grows past the farthest column that fails. Its initial size follows the previous
     test point's, carried in ``reach`` (2,) between calls.
+
+    Parameters
+    ----------
+    predictions : ndarray of shape (k, B), float64
+    loo_rows : ndarray of shape (k, n) or (0, n), float64
+    oob : ndarray of shape (B, n), uint8
+    count : ndarray of shape (n,), int64
+    residuals : ndarray of shape (n,), float64, ascending
+    agg : int
+        MEAN, MEDIAN or TRIMMED_MEAN.
+    lo_rank, hi_rank : int
+        :func:`~ensemble_repro.conformal.quantile_ranks`.
+    reach : ndarray of shape (2,), int64
+        Updated in place.
+    lower, upper : ndarray of shape (k,), float64
+        Filled in place.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+        The arrays passed in, filled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal.kernels import MEAN, jab_plus_bounds
+    >>> P = np.array([[1.0, 3.0, 8.0]])
+    >>> oob = np.ascontiguousarray(1 - np.eye(3, dtype=np.uint8))
+    >>> lower, upper = np.empty(1), np.empty(1)
+    >>> jab_plus_bounds(P, np.empty((0, 3)), oob, oob.sum(axis=0).astype(np.int64),
+    ...                 np.array([0.5, 1.0, 2.0]), MEAN, 1, 3, np.full(2, 4), lower, upper)
+    (array([0.]), array([6.]))
     """
     k, B = predictions.shape
     n = residuals.shape[0]
