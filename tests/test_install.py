@@ -35,8 +35,8 @@ SMOKE = textwrap.dedent("""
 
     X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
     jab = conformal.JackknifePlusAfterBootstrap(Ridge(), n_resamples=10, random_state=0)
-    lo, hi = jab.fit(X[:40], y[:40]).predict_interval(X[40:], alpha=0.2)
-    assert lo.shape == hi.shape == (20,) and np.all(lo <= hi), (lo, hi)
+    bounds = jab.fit(X[:40], y[:40]).predict_interval(X[40:], alpha=0.2)
+    assert bounds.shape == (20, 2) and np.all(bounds[:, 0] <= bounds[:, 1]), bounds
 
     Xc, yc = make_classification(n_samples=200, n_features=5, random_state=0)
     gbt = GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=0).fit(Xc, yc)

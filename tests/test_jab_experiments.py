@@ -55,8 +55,7 @@ def test_jplus_ensemble_same_for_any_n_jobs():
     X, y = synthetic(60)
     fits = [JackknifePlusEnsemble(PaperRidge(), n_resamples=3, random_state=4, n_jobs=j)
             .fit(X[:30], y[:30]).predict_interval(X[30:]) for j in (1, 2)]
-    np.testing.assert_array_equal(fits[0][0], fits[1][0])
-    np.testing.assert_array_equal(fits[0][1], fits[1][1])
+    np.testing.assert_array_equal(fits[0], fits[1])
 
 
 @pytest.fixture(scope="module")
