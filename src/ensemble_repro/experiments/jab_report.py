@@ -174,11 +174,41 @@ CLOCKS = {
 }
 
 
+def time_ratio(cell: pd.DataFrame, column: str, rng) -> tuple[float, float, float]:
+    """The J+ensemble / J+aB time ratio of one Tables S1-S3 cell with its interval.
+
+    Parameters
+    ----------
+    cell : pandas.DataFrame
+        Rows of main.csv for one data set, learner, aggregation and m/n (columns ``trial``,
+        ``method`` and ``column``).
+    column : str
+        The clock: "total_seconds" (wall) or "total_cpu_seconds".
+    rng : numpy.random.RandomState
+        Draws the bootstrap resamples (:func:`ratio_interval`).
+
+    Returns
+    -------
+    ratio, low, high : float
+        Mean J+ensemble / mean J+aB ``column`` over the trials that have both, and its
+        percentile-bootstrap interval.
+
+    Examples
+    --------
+    >>> cell = pd.DataFrame({"trial": [0, 0, 1, 1], "method": [JAB, JPLUS_ENSEMBLE] * 2,
+    ...                      "total_seconds": [1.0, 20.0, 1.0, 24.0]})
+    >>> time_ratio(cell, "total_seconds", np.random.RandomState(0))[0]
+    22.0
+    """
+    pairs = _paired_seconds(cell, column)
+    return ratio_interval(pairs[JPLUS_ENSEMBLE], pairs[JAB], rng)
+
+
 def _clock_columns(cell: pd.DataFrame, jplus: pd.DataFrame, clock: str, rng) -> dict:
     """One clock's columns of a Tables S1-S3 row from the cell's and J+non-ensemble's rows."""
     column, names = CLOCKS[clock]
     pairs = _paired_seconds(cell, column)
-    ratio = ratio_interval(pairs[JPLUS_ENSEMBLE], pairs[JAB], rng)
+    ratio = time_ratio(cell, column, rng)
     means = (pairs[JAB].mean(), pairs[JPLUS_ENSEMBLE].mean(), jplus[column].mean())
     return dict(zip(names, means + ratio))
 
