@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from threadpoolctl import threadpool_limits
 
 from ensemble_repro.conformal import JackknifePlusEnsemble
 from ensemble_repro.experiments import jab, jab_report
@@ -48,24 +49,30 @@ def prepared_table(path, n_total=150, p=6):
     return path
 
 
-@pytest.mark.parametrize("learner", ["ridge", "nn"])
-def test_main_job_rows_deterministic_and_worker_independent(learner, tmp_path, capfd):
+@pytest.mark.parametrize(("learner", "n", "n_resamples"), [("ridge", 20, 5), ("nn", 20, 5)])
+def test_main_job_rows_deterministic_and_worker_independent(learner, n, n_resamples, tmp_path,
+                                                            capfd):
     table = prepared_table(tmp_path / "synthetic.parquet")
-    a, b = (jab.run_job("main", table, dataset="synthetic", learner=learner, jab_cfg=job_config(),
+    cfg = job_config(n=n, n_resamples=n_resamples)
+    a, b = (jab.run_job("main", table, dataset="synthetic", learner=learner, jab_cfg=cfg,
                         seed=7, m_ratio=0.6, n_jobs=j) for j in (1, 2))
     pd.testing.assert_frame_equal(drop_timing(a), drop_timing(b))
     assert "ConvergenceWarning" not in capfd.readouterr().err  # silenced in worker processes too
     assert set(a["method"]) == {jab.JAB, jab.JPLUS_ENSEMBLE} and set(a["aggregation"]) == set(AGGS)
-    assert (a.loc[a["method"] == jab.JPLUS_ENSEMBLE, "n_fits"] == 20 * 5).all()
-    assert a["m"].eq(12).all() and a["n_test"].eq(130).all() and list(a["trial"].unique()) == [0, 1]
+    assert (a.loc[a["method"] == jab.JPLUS_ENSEMBLE, "n_fits"] == n * n_resamples).all()
+    assert a["m"].eq(round(0.6 * n)).all() and a["n_test"].eq(150 - n).all()
+    assert list(a["trial"].unique()) == [0, 1]
     X, y = synthetic()
-    one = pd.DataFrame(jab.main_cell(X, y, dataset="synthetic", learner=learner, m_ratio=0.6,
-                                     trial=1, n=20, n_resamples=5, aggregations=AGGS, alpha=0.1,
-                                     seed=7, trial_seed_base=98765))
+    with threadpool_limits(limits=1):  # as in run_job (multi-threaded BLAS: MLP fits crawl)
+        one = pd.DataFrame(jab.main_cell(X, y, dataset="synthetic", learner=learner,
+                                         m_ratio=0.6, trial=1, n=n, n_resamples=n_resamples,
+                                         aggregations=AGGS, alpha=0.1, seed=7,
+                                         trial_seed_base=98765))
     pd.testing.assert_frame_equal(drop_timing(a[a["trial"] == 1].reset_index(drop=True)),
                                   drop_timing(one))
     timing = [c for c in a.columns if "seconds" in c]
     assert timing and all(c.endswith("_seconds") for c in timing)
+    assert (a["total_cpu_seconds"] > 0).all()
 
 
 def test_run_job_rejects_a_bad_worker_count(tmp_path):
