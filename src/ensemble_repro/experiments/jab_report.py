@@ -321,7 +321,7 @@ def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | N
     lines += ["## 5. Wall clock (Tables S1-S3): J+ensemble / J+aB time ratio", "",
               f"Ours: {TIMING_NOTE}.", "",
               ("| table | data set | learner | aggregation | ours, wall clock "
-               f"[{RATIO_LEVEL:.0%} interval] | ours, CPU | paper |"),
+               f"[{RATIO_LEVEL:.0%} interval] | ours, CPU [same] | paper |"),
               "|---|---|---|---|---|---|---|"]
     for ds, tab in tables.items():
         for _, r in tab.iterrows():
