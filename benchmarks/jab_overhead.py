@@ -11,29 +11,42 @@ next to the fastest time of each:
    n = 200 and n = 2000 and every aggregation ("ratio"); "steps" is the same ratio from the
    time of J+aB's own steps (see :func:`overhead`). Targets: <= 1.05 (RF), <= 1.25 (ridge,
    mean), <= 1.5 (ridge, median / trimmed mean).
-2. J+ensemble / J+aB wall time at n = 40, m = 0.6 n (the paper's main-grid setting, B = 20,
-   J+aB with the paper's Binomial B), next to the ratio of model fits it should approach.
+2. J+ensemble / J+aB time at n = 40, m = 0.6 n (the paper's main-grid setting, B = 20, J+aB
+   with the paper's Binomial B), as Tables S1-S3 measure it: one main-grid job
+   (``experiments.jab.run_job``, ``--trials`` trials, every method alone in one process with
+   one BLAS thread) at 1 worker and at 2 workers side by side, wall clock and CPU, each with
+   its 95% percentile-bootstrap interval over trials; next to the ratio of model fits it
+   should approach, and (parallel speed, not the paper's measure) the same ratio with each
+   method's fits split over 2 worker processes (the estimators' ``n_jobs=2``, median of
+   paired repeats).
 3. If ``mapie`` is importable: MAPIE's ``JackknifeAfterBootstrapRegressor`` on the same data.
 
 Data: a synthetic linear model with heavy-tailed noise, p = 100 features (about Communities').
 RF here is 20 trees with the squared-error criterion (the paper's absolute-error forests at
 n = 2000 take hours on a laptop; a faster base learner is the harder case for the ratio).
-Usage: python benchmarks/jab_overhead.py [--repeats 3] [--sizes 200 2000] [--skip-mapie]
+Usage: python benchmarks/jab_overhead.py [--repeats 3] [--sizes 200 2000] [--trials 5]
+[--skip-mapie]
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 from threadpoolctl import threadpool_limits
 
 from ensemble_repro.conformal import (JackknifePlusAfterBootstrap, JackknifePlusEnsemble,
                                       aggregate, draw_resamples, fit_models, paper_n_resamples,
                                       predict_models, warm_up_kernels)
+from ensemble_repro.conformal.estimators import warm_up_workers
+from ensemble_repro.experiments import jab as jab_experiments
+from ensemble_repro.experiments.jab_report import time_ratio
 from ensemble_repro.learners import make_learner
 
 P, N_TEST, B = 100, 2000, 50
@@ -105,22 +118,44 @@ def _whole_procedures(name: str, n: int, aggregation: str, repeats: int):
     return paired_ratio([jab, bagging], repeats)
 
 
-def ensemble_vs_jab(name: str, repeats: int) -> tuple[float, float]:
-    n, m = 40, 24
-    X, y, X_test = data(n, seed=1)
-    n_tilde = paper_n_resamples(20, n, m, "loo")
+def ensemble_vs_jab(name: str, trials: int, workers: int, repeats: int):
+    """Part 2: {clock: (ratio, low, high) at 1 worker, at ``workers``}, the ratio of model fits
+    and the ratio with the fits split over ``workers`` processes (parallel speed)."""
+    n, m, n_resamples = 40, 24, 20
+    rng = np.random.RandomState(1)
+    X = rng.randn(n + N_TEST, P)
+    y = X[:, :10] @ rng.randn(10) + rng.standard_t(3, n + N_TEST)
+    cfg = {"alpha": 0.1, "n_trials": trials, "trial_seed_base": 98765, "aggregations": ["mean"],
+           "max_test_points": None, "main": {"n": n, "n_resamples": n_resamples}}
+    with tempfile.TemporaryDirectory() as tmp:
+        table = Path(tmp) / "synthetic.parquet"
+        pd.DataFrame(X).rename(columns=str).assign(target=y).to_parquet(table)
+        jobs = [jab_experiments.run_job("main", table, dataset="synthetic", learner=name,
+                                        jab_cfg=cfg, seed=2, m_ratio=m / n, n_jobs=j)
+                for j in (1, workers)]
+    ratios = {clock: [time_ratio(df, column, np.random.RandomState(0)) for df in jobs]
+              for clock, column in (("wall", "total_seconds"), ("CPU", "total_cpu_seconds"))}
+    fits = jobs[0].groupby("method")["n_fits"].mean()
+    n_tilde = paper_n_resamples(n_resamples, n, m, "loo")
+    X_train, y_train, X_test = X[:n], y[:n], X[n:]
+    warm_up_workers(make_learner(name, 0), X_train, y_train, workers)
 
     def jab():
-        est = JackknifePlusAfterBootstrap(make_learner(name, 0), n_resamples=n_tilde, resample_size=m,
-                                          random_B=True, random_state=2).fit(X, y)
-        est.predict_interval(X_test)
+        JackknifePlusAfterBootstrap(make_learner(name, 0), n_resamples=n_tilde, resample_size=m,
+                                    random_B=True, random_state=2, n_jobs=workers
+                                    ).fit(X_train, y_train).predict_interval(X_test)
 
     def ens():
-        JackknifePlusEnsemble(make_learner(name, 0), n_resamples=20, resample_size=m,
-                              random_state=2).fit(X, y).predict_interval(X_test)
+        JackknifePlusEnsemble(make_learner(name, 0), n_resamples=n_resamples, resample_size=m,
+                              random_state=2, n_jobs=workers
+                              ).fit(X_train, y_train).predict_interval(X_test)
 
-    expected_B = n_tilde * (1 - 1 / (n + 1)) ** m
-    return paired_ratio([ens, jab], repeats)[0], n * 20 / expected_B
+    split = paired_ratio([ens, jab], repeats)[0]
+    return ratios, fits[jab_experiments.JPLUS_ENSEMBLE] / fits[jab_experiments.JAB], split
+
+
+def _interval(ratio: tuple[float, float, float]) -> str:
+    return f"{ratio[0]:5.1f} [{ratio[1]:5.1f}, {ratio[2]:5.1f}]"
 
 
 def mapie_ratio(n: int, repeats: int) -> float | None:
@@ -150,6 +185,7 @@ def main() -> None:
     parser.add_argument("--learners", nargs="+", default=["ridge", "rf"], choices=["ridge", "rf"])
     parser.add_argument("--aggregations", nargs="+", default=["mean", "median", "trimmed_mean"],
                         choices=["mean", "median", "trimmed_mean"])
+    parser.add_argument("--trials", type=int, default=5, help="trials per job in part 2")
     parser.add_argument("--skip-overhead", action="store_true", help="only parts 2 and 3")
     parser.add_argument("--skip-ensemble", action="store_true", help="skip part 2")
     parser.add_argument("--skip-mapie", action="store_true", help="skip part 3")
@@ -171,10 +207,17 @@ def main() -> None:
                 print(f"{name:7} {n:5d} {agg:13} {ratio:6.2f} {steps:6.2f} {t_jab:8.3f} "
                       f"{t_bag:9.3f} <= {target}", flush=True)
     if not args.skip_ensemble:
-        print("\nJ+ensemble / J+aB wall time, n = 40, m = 0.6 n, B = 20 (paper's main grid)")
+        print(f"\nJ+ensemble / J+aB time, n = 40, m = 0.6 n, B = 20 (paper's main grid), "
+              f"{N_TEST} test points, {args.trials} trials; each method alone in one process, one "
+              "BLAS thread, fits in sequence (Tables S1-S3), the job's trials run by 1 or 2 "
+              "workers; [95% percentile-bootstrap interval over trials]")
+        print(f"{'learner':7} {'clock':5} {'1 worker':>20} {'2 workers':>20} {'fits':>6}   "
+              "fits split over 2 workers (parallel speed, not the paper's measure)")
     for name in ([] if args.skip_ensemble else args.learners):
-        ratio, fits = ensemble_vs_jab(name, max(1, args.repeats - 1))
-        print(f"{name:7} time ratio {ratio:6.1f}   ratio of model fits {fits:5.1f}", flush=True)
+        ratios, fits, split = ensemble_vs_jab(name, args.trials, 2, max(1, args.repeats - 1))
+        for clock, (one, two) in ratios.items():
+            print(f"{name:7} {clock:5} {_interval(one):>20} {_interval(two):>20} {fits:6.1f}   "
+                  + (f"{split:5.1f}" if clock == "wall" else ""), flush=True)
     if not args.skip_mapie:
         for n in args.sizes:
             r = mapie_ratio(n, args.repeats)

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from threadpoolctl import threadpool_limits
 
 from ensemble_repro.conformal import JackknifePlusEnsemble
 from ensemble_repro.experiments import jab, jab_report
@@ -35,20 +36,50 @@ def test_capped_test_rows_keep_the_papers_training_rows():
     np.testing.assert_array_equal(jab.trial_split(1000, 40, 98765, max_test=5000)[1], test)
 
 
-@pytest.mark.parametrize("learner", ["ridge", "nn"])
-def test_main_cell_rows_deterministic_and_worker_independent(learner, capfd):
-    X, y = synthetic()
-    kw = dict(dataset="synthetic", learner=learner, m_ratio=0.6, trial=1, n=20, n_resamples=5,
-              aggregations=AGGS, alpha=0.1, seed=7, trial_seed_base=98765)
-    a = pd.DataFrame(jab.main_cell(X, y, n_jobs=1, **kw))
-    b = pd.DataFrame(jab.main_cell(X, y, n_jobs=2, **kw))
+def job_config(n_trials=2, n=20, n_resamples=5, max_test_points=None):
+    """The config's ``jab`` section for one main-grid job of :func:`jab.run_job`."""
+    return {"alpha": 0.1, "n_trials": n_trials, "trial_seed_base": 98765, "aggregations": AGGS,
+            "max_test_points": max_test_points, "main": {"n": n, "n_resamples": n_resamples}}
+
+
+def prepared_table(path, n_total=150, p=6):
+    """A synthetic table laid out like a prepared data set (features, then ``target``)."""
+    X, y = synthetic(n_total, p)
+    pd.DataFrame(X, columns=[f"x{j}" for j in range(p)]).assign(target=y).to_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize(("learner", "n", "n_resamples"), [("ridge", 20, 5), ("nn", 20, 5)])
+def test_main_job_rows_deterministic_and_worker_independent(learner, n, n_resamples, tmp_path,
+                                                            capfd):
+    table = prepared_table(tmp_path / "synthetic.parquet")
+    cfg = job_config(n=n, n_resamples=n_resamples)
+    a, b = (jab.run_job("main", table, dataset="synthetic", learner=learner, jab_cfg=cfg,
+                        seed=7, m_ratio=0.6, n_jobs=j) for j in (1, 2))
     pd.testing.assert_frame_equal(drop_timing(a), drop_timing(b))
     assert "ConvergenceWarning" not in capfd.readouterr().err  # silenced in worker processes too
     assert set(a["method"]) == {jab.JAB, jab.JPLUS_ENSEMBLE} and set(a["aggregation"]) == set(AGGS)
-    assert (a.loc[a["method"] == jab.JPLUS_ENSEMBLE, "n_fits"] == 20 * 5).all()
-    assert a["m"].eq(12).all() and a["n_test"].eq(130).all()
+    assert (a.loc[a["method"] == jab.JPLUS_ENSEMBLE, "n_fits"] == n * n_resamples).all()
+    assert a["m"].eq(round(0.6 * n)).all() and a["n_test"].eq(150 - n).all()
+    assert list(a["trial"].unique()) == [0, 1]
+    X, y = synthetic()
+    with threadpool_limits(limits=1):  # as in run_job (multi-threaded BLAS: MLP fits crawl)
+        one = pd.DataFrame(jab.main_cell(X, y, dataset="synthetic", learner=learner,
+                                         m_ratio=0.6, trial=1, n=n, n_resamples=n_resamples,
+                                         aggregations=AGGS, alpha=0.1, seed=7,
+                                         trial_seed_base=98765))
+    pd.testing.assert_frame_equal(drop_timing(a[a["trial"] == 1].reset_index(drop=True)),
+                                  drop_timing(one))
     timing = [c for c in a.columns if "seconds" in c]
     assert timing and all(c.endswith("_seconds") for c in timing)
+    assert (a["total_cpu_seconds"] > 0).all()
+
+
+def test_run_job_rejects_a_bad_worker_count(tmp_path):
+    table = prepared_table(tmp_path / "synthetic.parquet")
+    with pytest.raises(ValueError, match="n_jobs must be a positive number of worker.*got 0"):
+        jab.run_job("main", table, dataset="synthetic", learner="ridge", jab_cfg=job_config(),
+                    seed=7, m_ratio=0.6, n_jobs=0)
 
 
 def test_jplus_ensemble_same_for_any_n_jobs():
@@ -101,6 +132,14 @@ def test_every_figure_and_table_renders(tiny_results):
     assert (blog["status"] == "measured").all() and (blog["jplus_ensemble_seconds"] > 0).all()
     np.testing.assert_allclose(blog["ensemble_over_jab_seconds"],
                                blog["jplus_ensemble_seconds"] / blog["jab_seconds"])
+    low, high = blog["ensemble_over_jab_low_seconds"], blog["ensemble_over_jab_high_seconds"]
+    assert (low <= blog["ensemble_over_jab_seconds"]).all()
+    assert (blog["ensemble_over_jab_seconds"] <= high).all() and (blog["trials"] == 2).all()
+    assert meps["ensemble_over_jab_low_seconds"].isna().all() and (meps["trials"] == 0).all()
+    assert list(meps.columns) == list(blog.columns)
+    with open(out["md"][1]) as f:
+        header = f.readline()
+    assert header.startswith("# Table S2:") and "alone in one process with one BLAS" in header
     text = open(out["paper_vs_ours"]).read()
     assert "needs the AHRQ file" in text and "## 4. Fixed and random B" in text
     assert text.count("| blog | ridge |") >= 3

@@ -5,6 +5,12 @@ trial). One set of fitted models serves all aggregations (fit once, aggregate th
 Randomness: trial t's split is drawn with numpy seeded by ``trial_seed_base + t`` (the paper's
 protocol); resamples and learner seeds come from a generator seeded from (config seed, grid,
 data set, learner, m/n, trial, method), so results do not depend on thread count.
+
+Timing (Tables S1-S3) measures each method the way the paper ran it: one process, one BLAS
+thread, its model fits in sequence. A job given several workers runs whole trials side by side
+(one trial per worker process, each method inside a trial timed alone on its core), never one
+method's fits across workers: that made J+ensemble's 800 fits, not J+aB's ~20, faster with
+more cores, and the J+ensemble / J+aB time ratio a property of ``--cores``.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import numpy as np
 
 from ..conformal import core
 from ..conformal.estimators import (fit_models, loo_resamples, parallel_fit, predict_models,
-                                    predict_out_of_bag, warm_up_workers)
+                                    predict_out_of_bag)
 from ..learners import make_learner
 
 JAB, JAB_FIXED, JAB_RANDOM = "J+aB", "J+aB fixed B", "J+aB random B"
@@ -63,75 +69,86 @@ def _quiet(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
+def _now() -> np.ndarray:
+    """Wall-clock and CPU time of this process (seconds): a span's difference gives both. CPU
+    time is what the process itself computed, immune to other processes sharing its core."""
+    return np.array([time.perf_counter(), time.process_time()])
+
+
+def _timing(fit, predict, aggregation) -> dict:
+    """Wall-clock seconds of each step (from :func:`_now` differences) and the CPU seconds of
+    all three."""
+    return {"fit_seconds": float(fit[0]), "predict_seconds": float(predict[0]),
+            "aggregation_seconds": float(aggregation[0]),
+            "total_cpu_seconds": float(fit[1] + predict[1] + aggregation[1])}
+
+
 def jab_rows(X, y, X_test, y_test, learner: str, m: int, n_resamples: int, random_B: bool,
-             aggregations, alpha: float, rng, method_name: str, n_jobs=None) -> list[dict]:
+             aggregations, alpha: float, rng, method_name: str) -> list[dict]:
     """J+aB (Algorithm 2) with every aggregation from one set of B fitted models, fitted in
-    ``n_jobs`` workers like J+ensemble's, so their wall-clock times compare."""
+    sequence in this process like J+ensemble's, so their wall-clock times compare."""
     n = len(y)
     B = core.draw_n_resamples(n_resamples, n, m, True, rng) if random_B else n_resamples
     resamples = core.draw_resamples(n, m, B, True, rng)
     seeds = rng.randint(np.iinfo(np.int32).max, size=B)
-    t0 = time.perf_counter()
-    models = _quiet(fit_models, make_learner(learner), X, y, resamples, seeds, n_jobs)
-    t1 = time.perf_counter()
+    t0 = _now()
+    models = _quiet(fit_models, make_learner(learner), X, y, resamples, seeds)
+    t1 = _now()
     in_bag = core.in_bag_mask(resamples, n)
     train_pred = predict_out_of_bag(models, X, in_bag)
     test_pred = predict_models(models, X_test)
-    t2 = time.perf_counter()
+    t2 = _now()
     oob_counts = (~in_bag).sum(axis=0)
     rows = []
     for agg in aggregations:
-        t3 = time.perf_counter()
+        t3 = _now()
         residuals = np.abs(y - core.oob_self_aggregate(train_pred, in_bag, agg))
         lower, upper = core.jab_interval(test_pred, in_bag, residuals, alpha, agg)
         metrics = _metrics(lower, upper, y_test)
         rows.append({"aggregation": agg, "method": method_name, **metrics, "B": B, "n_fits": B,
                      "models_per_loo": float(oob_counts.mean()),
                      "empty_oob_sets": int((oob_counts == 0).sum()),
-                     "fit_seconds": t1 - t0, "predict_seconds": t2 - t1,
-                     "aggregation_seconds": time.perf_counter() - t3})
+                     **_timing(t1 - t0, t2 - t1, _now() - t3)})
     return rows
 
 
 def loo_rows(X, y, X_test, y_test, learner: str, resample_sets, aggregations, alpha: float, rng,
-             method_name: str, n_jobs=None) -> list[dict]:
+             method_name: str) -> list[dict]:
     """Jackknife+ around n leave-one-out ensembles (J+ensemble, Algorithm 4; with one model per
-    set and no aggregation, J+non-ensemble, Algorithm 5). Fits run in parallel over the sets."""
+    set and no aggregation, J+non-ensemble, Algorithm 5). Fits run in sequence in this process."""
     n = len(y)
     seed_sets = [rng.randint(np.iinfo(np.int32).max, size=len(r)) for r in resample_sets]
-    t0 = time.perf_counter()
-    model_sets = _quiet(parallel_fit, make_learner(learner), X, y, resample_sets, seed_sets, n_jobs)
-    fit_seconds = time.perf_counter() - t0
-    predict_seconds = 0.0
-    agg_seconds = dict.fromkeys(aggregations, 0.0)
-    t = time.perf_counter()
+    t0 = _now()
+    model_sets = _quiet(parallel_fit, make_learner(learner), X, y, resample_sets, seed_sets, 1)
+    fit_seconds = _now() - t0
+    agg_seconds = {agg: np.zeros(2) for agg in aggregations}
+    t = _now()
     own = np.stack([predict_models(models, X[i:i + 1])[:, 0] for i, models in enumerate(model_sets)])
-    predict_seconds += time.perf_counter() - t
+    predict_seconds = _now() - t
     residuals, lower, upper = {}, {}, {}
     for agg in aggregations:
-        t = time.perf_counter()
+        t = _now()
         residuals[agg] = np.abs(y - core.aggregate(own.T, agg))
         lower[agg], upper[agg] = np.empty(len(y_test)), np.empty(len(y_test))
-        agg_seconds[agg] += time.perf_counter() - t
+        agg_seconds[agg] += _now() - t
     for start in range(0, len(y_test), TEST_CHUNK):
         sl = slice(start, min(start + TEST_CHUNK, len(y_test)))
-        t = time.perf_counter()
+        t = _now()
         pred = np.stack([predict_models(models, X_test[sl]) for models in model_sets])  # (n, B, c)
-        predict_seconds += time.perf_counter() - t
+        predict_seconds += _now() - t
         for agg in aggregations:
-            t = time.perf_counter()
+            t = _now()
             loo = core.loo_aggregate(pred, agg)
             lower[agg][sl], upper[agg][sl] = core.plus_interval(loo, residuals[agg], alpha)
-            agg_seconds[agg] += time.perf_counter() - t
+            agg_seconds[agg] += _now() - t
     B = len(resample_sets[0])
     rows = []
     for agg in aggregations:
-        t = time.perf_counter()
+        t = _now()
         metrics = _metrics(lower[agg], upper[agg], y_test)
         rows.append({"aggregation": agg, "method": method_name, **metrics, "B": B, "n_fits": n * B,
                      "models_per_loo": float(B), "empty_oob_sets": 0,
-                     "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
-                     "aggregation_seconds": agg_seconds[agg] + time.perf_counter() - t})
+                     **_timing(fit_seconds, predict_seconds, agg_seconds[agg] + _now() - t)})
     return rows
 
 
@@ -156,29 +173,28 @@ def _trial_setup(X, y, dataset, learner, m_ratio, trial, n, alpha, trial_seed_ba
 
 def main_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n: int,
               n_resamples: int, aggregations, alpha: float, seed: int, trial_seed_base: int,
-              max_test_points: int | None = None, n_jobs=None) -> list[dict]:
+              max_test_points: int | None = None) -> list[dict]:
     """One trial of the main grid (Figures 1, 2, S1-S4): J+aB with random B matched per
     leave-one-out set to J+ensemble's B = n_resamples, and J+ensemble."""
     (Xtr, ytr, Xte, yte), m, ident = _trial_setup(X, y, dataset, learner, m_ratio, trial, n, alpha,
                                                   trial_seed_base, max_test_points)
     rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "jab"))
     rows = jab_rows(Xtr, ytr, Xte, yte, learner, m, core.paper_n_resamples(n_resamples, n, m, "loo"),
-                    True, aggregations, alpha, rng, JAB, n_jobs)
+                    True, aggregations, alpha, rng, JAB)
     rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "ens"))
     sets = [loo_resamples(n, i, m, n_resamples, True, rng) for i in range(n)]
-    rows += loo_rows(Xtr, ytr, Xte, yte, learner, sets, aggregations, alpha, rng, JPLUS_ENSEMBLE, n_jobs)
+    rows += loo_rows(Xtr, ytr, Xte, yte, learner, sets, aggregations, alpha, rng, JPLUS_ENSEMBLE)
     return _with_totals(rows, ident)
 
 
 def jplus_cell(X, y, *, dataset: str, learner: str, trial: int, n: int, alpha: float, seed: int,
-               trial_seed_base: int, max_test_points: int | None = None,
-               n_jobs=None) -> list[dict]:
+               trial_seed_base: int, max_test_points: int | None = None) -> list[dict]:
     """One trial of J+non-ensemble (independent of m; drawn at every m/n in the figures)."""
     train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
     rng = np.random.RandomState(derived_seed(seed, "jplus", dataset, learner, trial))
     sets = [np.delete(np.arange(n), i)[None, :] for i in range(n)]
     rows = loo_rows(X[train], y[train], X[test], y[test], learner, sets, ["mean"], alpha, rng,
-                    JPLUS, n_jobs)
+                    JPLUS)
     rows[0]["aggregation"] = "none"
     ident = {"dataset": dataset, "learner": learner, "m_ratio": np.nan, "m": n, "trial": trial,
              "n": n, "n_test": len(test), "alpha": alpha}
@@ -216,9 +232,12 @@ def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict,
     """All trials of one (grid, data set, learner, m/n) job as a tidy DataFrame.
 
     ``kind`` is "main", "jplus" or "fixed_vs_random"; ``jab_cfg`` the config's ``jab`` section.
+    ``n_jobs`` worker processes (the rule's threads) run whole trials side by side; inside a
+    trial every method runs alone, one BLAS thread, fits in sequence (module docstring), so the
+    rows, timing columns included, measure the same thing whatever ``n_jobs``.
     """
     import pandas as pd
-    from threadpoolctl import threadpool_limits
+    from joblib import Parallel, delayed, parallel_config
 
     from ..logs import Progress
 
@@ -226,30 +245,55 @@ def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict,
     common = {"dataset": dataset, "learner": learner, "alpha": jab_cfg["alpha"], "seed": seed,
               "trial_seed_base": jab_cfg["trial_seed_base"],
               "max_test_points": jab_cfg["max_test_points"]}
-    progress = Progress(jab_cfg["n_trials"], f"jab {kind} {dataset} {learner} m/n={m_ratio}")
-    # Not inside the timed trials: loading the compiled kernels, starting the fit workers.
-    core.warm_up_kernels()
-    _quiet(warm_up_workers, make_learner(learner), X, y, n_jobs)
-    # One BLAS thread per worker: the job parallelises over leave-one-out sets itself, and
-    # nested BLAS threads on small matrices oversubscribe the cores (70x slower MLP fits seen).
-    with threadpool_limits(limits=1):
-        rows = _run_trials(kind, X, y, jab_cfg, common, m_ratio, n_jobs, progress)
+    trials = range(jab_cfg["n_trials"])
+    progress = Progress(len(trials), f"jab {kind} {dataset} {learner} m/n={m_ratio}")
+    rows = []
+    with parallel_config(backend="loky", inner_max_num_threads=1):
+        parts = Parallel(n_jobs=min(_n_workers(n_jobs), len(trials)), return_as="generator")(
+            delayed(_trial_rows)(kind, X, y, jab_cfg, common, m_ratio, t) for t in trials)
+        for trial, part in zip(trials, parts):  # in trial order whatever the worker count
+            rows += part
+            progress.step(f"trial {trial}")
     return pd.DataFrame(rows)
 
 
-def _run_trials(kind, X, y, jab_cfg, common, m_ratio, n_jobs, progress) -> list[dict]:
-    rows = []
-    for trial in range(jab_cfg["n_trials"]):
+def _n_workers(n_jobs) -> int:
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive number of worker processes (the rule's "
+                         f"threads) or None for 1; got {n_jobs!r}")
+    return n_jobs
+
+
+#: Learners whose fit and kernels this process has run once (outside any timed trial).
+_WARM: set[str] = set()
+
+
+def _warm_up(learner: str, X, y) -> None:
+    """Load the compiled kernels and run one small fit of ``learner`` in this process, so that
+    the first timed trial does not pay the imports and the kernels' loading (~0.5 s)."""
+    if learner not in _WARM:
+        core.warm_up_kernels()
+        rows = np.arange(min(len(y), 10))
+        _quiet(fit_models, make_learner(learner), X, y, [rows], [0])
+        _WARM.add(learner)
+
+
+def _trial_rows(kind, X, y, jab_cfg, common, m_ratio, trial) -> list[dict]:
+    """One trial's rows, timed in this process with one BLAS thread (nested BLAS threads on
+    small matrices oversubscribe the cores: 70x slower MLP fits seen)."""
+    from threadpoolctl import threadpool_limits
+
+    _warm_up(common["learner"], X, y)
+    with threadpool_limits(limits=1):
         if kind == "main":
-            rows += main_cell(X, y, trial=trial, m_ratio=m_ratio, n=jab_cfg["main"]["n"],
-                              n_resamples=jab_cfg["main"]["n_resamples"],
-                              aggregations=jab_cfg["aggregations"], n_jobs=n_jobs, **common)
-        elif kind == "jplus":
-            rows += jplus_cell(X, y, trial=trial, n=jab_cfg["main"]["n"], n_jobs=n_jobs, **common)
-        else:
-            grid = jab_cfg["fixed_vs_random"]
-            rows += fixed_vs_random_cell(X, y, trial=trial, m_ratio=m_ratio, n=grid["n"],
-                                         n_resamples=grid["n_resamples"],
-                                         aggregations=jab_cfg["aggregations"], **common)
-        progress.step(f"trial {trial}")
-    return rows
+            return main_cell(X, y, trial=trial, m_ratio=m_ratio, n=jab_cfg["main"]["n"],
+                             n_resamples=jab_cfg["main"]["n_resamples"],
+                             aggregations=jab_cfg["aggregations"], **common)
+        if kind == "jplus":
+            return jplus_cell(X, y, trial=trial, n=jab_cfg["main"]["n"], **common)
+        grid = jab_cfg["fixed_vs_random"]
+        return fixed_vs_random_cell(X, y, trial=trial, m_ratio=m_ratio, n=grid["n"],
+                                    n_resamples=grid["n_resamples"],
+                                    aggregations=jab_cfg["aggregations"], **common)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..plotting import paper_style
-from .jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, resample_size
+from .jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed, resample_size
 
 DATASET_LABEL = {"meps": "MEPS", "blog": "Blog", "communities": "Communities"}
 LEARNER_LABEL = {"ridge": "Ridge", "rf": "RF", "nn": "NN"}
@@ -41,6 +41,16 @@ PAPER_SECONDS = {
              ("nn", "trimmed_mean"): (37.7, 843.7, 46.4)},
     "communities": {},
 }
+
+#: Level and resamples of the percentile-bootstrap interval of the J+ensemble / J+aB time ratio.
+RATIO_LEVEL, N_BOOTSTRAP = 0.95, 2000
+#: How Tables S1-S3 times are taken (experiments.jab.run_job), for their headers.
+TIMING_NOTE = ("each method timed alone in one process with one BLAS thread, its model fits in "
+               "sequence (as in the paper), whatever the worker count; *_cpu_* columns: CPU "
+               "seconds of that process over the same spans (immune to other processes sharing "
+               "the core); ratio = mean J+ensemble / mean J+aB seconds with a "
+               f"{RATIO_LEVEL:.0%} percentile-bootstrap interval over trials (trials resampled, "
+               "J+aB and J+ensemble of a trial kept together)")
 
 METHOD_STYLE = {JPLUS: "#7f7f7f", JPLUS_ENSEMBLE: "#1f77b4", JAB: "#d62728",
                 JAB_RANDOM: "#d62728", JAB_FIXED: "#2ca02c"}
@@ -106,9 +116,108 @@ def grid_figure(df: pd.DataFrame, *, metric: str, aggregation: str, methods, dat
     return fig
 
 
+def ratio_interval(numerator, denominator, rng, level: float = RATIO_LEVEL,
+                   n_bootstrap: int = N_BOOTSTRAP) -> tuple[float, float, float]:
+    """Ratio of mean times over paired trials and its percentile-bootstrap interval.
+
+    Parameters
+    ----------
+    numerator, denominator : array-like of shape (n_trials,)
+        Seconds of the two methods, entry t from trial t (e.g. J+ensemble and J+aB).
+    rng : numpy.random.RandomState
+        Draws the bootstrap resamples of trial indices (a pair stays together).
+    level : float
+        Two-sided level of the interval.
+    n_bootstrap : int
+        Number of bootstrap resamples.
+
+    Returns
+    -------
+    ratio, low, high : float
+        mean(numerator) / mean(denominator) and the (1 - level) / 2 and (1 + level) / 2
+        percentiles of the same ratio over the resamples.
+
+    Examples
+    --------
+    >>> ratio, low, high = ratio_interval([2.0, 2.2, 1.8], [1.0, 1.0, 1.0],
+    ...                                   np.random.RandomState(0))
+    >>> ratio, 1.8 <= low <= ratio <= high <= 2.2
+    (2.0, True)
+    """
+    num, den = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
+    if num.ndim != 1 or num.shape != den.shape or not len(num):
+        raise ValueError(f"ratio_interval needs two equally long 1-D arrays of per-trial seconds, "
+                         f"one entry per trial; got shapes {num.shape} and {den.shape}")
+    idx = rng.randint(len(num), size=(n_bootstrap, len(num)))
+    boot = num[idx].mean(axis=1) / den[idx].mean(axis=1)
+    low, high = np.percentile(boot, [50 * (1 - level), 50 * (1 + level)])
+    return float(num.mean() / den.mean()), float(low), float(high)
+
+
+def _paired_seconds(cell: pd.DataFrame, column: str = "total_seconds") -> pd.DataFrame:
+    """``column`` per trial (rows) of J+aB and J+ensemble (columns), trials with both."""
+    wide = cell.pivot_table(index="trial", columns="method", values=column)
+    return wide.reindex(columns=[JAB, JPLUS_ENSEMBLE]).dropna()
+
+
+#: Tables S1-S3 columns per clock: (clock's column in main.csv / jplus.csv, names of the mean
+#: seconds of J+aB, J+ensemble, J+non-ensemble, of the ratio J+ensemble / J+aB and of its
+#: interval). Named ``*_seconds``: they vary run to run (io.drop_timing).
+CLOCKS = {
+    "wall": ("total_seconds", ("jab_seconds", "jplus_ensemble_seconds",
+                               "jplus_non_ensemble_seconds", "ensemble_over_jab_seconds",
+                               "ensemble_over_jab_low_seconds", "ensemble_over_jab_high_seconds")),
+    "cpu": ("total_cpu_seconds", ("jab_cpu_seconds", "jplus_ensemble_cpu_seconds",
+                                  "jplus_non_ensemble_cpu_seconds", "ensemble_over_jab_cpu_seconds",
+                                  "ensemble_over_jab_cpu_low_seconds",
+                                  "ensemble_over_jab_cpu_high_seconds")),
+}
+
+
+def time_ratio(cell: pd.DataFrame, column: str, rng) -> tuple[float, float, float]:
+    """The J+ensemble / J+aB time ratio of one Tables S1-S3 cell with its interval.
+
+    Parameters
+    ----------
+    cell : pandas.DataFrame
+        Rows of main.csv for one data set, learner, aggregation and m/n (columns ``trial``,
+        ``method`` and ``column``).
+    column : str
+        The clock: "total_seconds" (wall) or "total_cpu_seconds".
+    rng : numpy.random.RandomState
+        Draws the bootstrap resamples (:func:`ratio_interval`).
+
+    Returns
+    -------
+    ratio, low, high : float
+        Mean J+ensemble / mean J+aB ``column`` over the trials that have both, and its
+        percentile-bootstrap interval.
+
+    Examples
+    --------
+    >>> cell = pd.DataFrame({"trial": [0, 0, 1, 1], "method": [JAB, JPLUS_ENSEMBLE] * 2,
+    ...                      "total_seconds": [1.0, 20.0, 1.0, 24.0]})
+    >>> time_ratio(cell, "total_seconds", np.random.RandomState(0))[0]
+    22.0
+    """
+    pairs = _paired_seconds(cell, column)
+    return ratio_interval(pairs[JPLUS_ENSEMBLE], pairs[JAB], rng)
+
+
+def _clock_columns(cell: pd.DataFrame, jplus: pd.DataFrame, clock: str, rng) -> dict:
+    """One clock's columns of a Tables S1-S3 row from the cell's and J+non-ensemble's rows."""
+    column, names = CLOCKS[clock]
+    pairs = _paired_seconds(cell, column)
+    ratio = time_ratio(cell, column, rng)
+    means = (pairs[JAB].mean(), pairs[JPLUS_ENSEMBLE].mean(), jplus[column].mean())
+    return dict(zip(names, means + ratio))
+
+
 def wallclock_table(main: pd.DataFrame, jplus: pd.DataFrame, *, dataset: str, m_ratio: float,
-                    learners, aggregations, available: bool) -> pd.DataFrame:
-    """Tables S1-S3: mean seconds over trials at m = m_ratio * n, ours next to the paper's."""
+                    learners, aggregations, available: bool, seed: int) -> pd.DataFrame:
+    """Tables S1-S3: mean seconds over trials at m = m_ratio * n, wall clock and CPU, with the
+    ratio J+ensemble / J+aB and its interval (:func:`ratio_interval`, resamples seeded from
+    ``seed`` and the table cell), next to the paper's seconds."""
     rows = []
     for lrn in learners:
         for agg in aggregations:
@@ -118,15 +227,13 @@ def wallclock_table(main: pd.DataFrame, jplus: pd.DataFrame, *, dataset: str, m_
                 cell = main[(main["dataset"] == dataset) & (main["learner"] == lrn)
                             & (main["aggregation"] == agg) & np.isclose(main["m_ratio"], m_ratio)]
                 jp = jplus[(jplus["dataset"] == dataset) & (jplus["learner"] == lrn)]
-                row["jab_seconds"] = cell.loc[cell["method"] == JAB, "total_seconds"].mean()
-                row["jplus_ensemble_seconds"] = cell.loc[cell["method"] == JPLUS_ENSEMBLE, "total_seconds"].mean()
-                row["jplus_non_ensemble_seconds"] = jp["total_seconds"].mean()
-                row["ensemble_over_jab_seconds"] = row["jplus_ensemble_seconds"] / row["jab_seconds"]
-                row["status"] = "measured"
+                for clock in CLOCKS:
+                    rng = np.random.RandomState(derived_seed(seed, "wallclock", dataset, lrn, agg))
+                    row.update(_clock_columns(cell, jp, clock, rng))
+                row.update(trials=len(_paired_seconds(cell)), status="measured")
             else:
-                row.update(jab_seconds=np.nan, jplus_ensemble_seconds=np.nan,
-                           jplus_non_ensemble_seconds=np.nan, ensemble_over_jab_seconds=np.nan,
-                           status=MISSING)
+                row.update({name: np.nan for _, names in CLOCKS.values() for name in names})
+                row.update(trials=0, status=MISSING)
             row.update(paper_jab=paper[0], paper_jplus_ensemble=paper[1],
                        paper_jplus_non_ensemble=paper[2], paper_ensemble_over_jab=paper[1] / paper[0])
             rows.append(row)
@@ -137,8 +244,10 @@ def _panel_means(df: pd.DataFrame, metric: str) -> pd.DataFrame:
     return df.groupby(["dataset", "learner", "method"], sort=True)[metric].mean().unstack("method")
 
 
-def _fmt_ratio(value) -> str:
-    return "n/a" if pd.isna(value) else f"{value:.1f}"
+def _fmt_ratio(value, low=None, high=None) -> str:
+    if pd.isna(value):
+        return "n/a"
+    return f"{value:.1f}" + ("" if low is None else f" [{low:.1f}, {high:.1f}]")
 
 
 def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | None,
@@ -210,12 +319,17 @@ def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | N
                   f"Claim {'holds' if same_all else 'holds only partly'}.", ""]
 
     lines += ["## 5. Wall clock (Tables S1-S3): J+ensemble / J+aB time ratio", "",
-              "| table | data set | learner | aggregation | ours | paper |", "|---|---|---|---|---|---|"]
+              f"Ours: {TIMING_NOTE}.", "",
+              ("| table | data set | learner | aggregation | ours, wall clock "
+               f"[{RATIO_LEVEL:.0%} interval] | ours, CPU [same] | paper |"),
+              "|---|---|---|---|---|---|---|"]
     for ds, tab in tables.items():
         for _, r in tab.iterrows():
-            ours, paper = (_fmt_ratio(r["ensemble_over_jab_seconds"]),
-                           _fmt_ratio(r["paper_ensemble_over_jab"]))
-            lines.append(f"| {TABLES[ds]} | {ds} | {r['learner']} | {r['aggregation']} | {ours} | {paper} |")
+            ours, cpu, paper = (_fmt_ratio(*(r[c] for c in CLOCKS["wall"][1][3:])),
+                                _fmt_ratio(*(r[c] for c in CLOCKS["cpu"][1][3:])),
+                                _fmt_ratio(r["paper_ensemble_over_jab"]))
+            lines.append(f"| {TABLES[ds]} | {ds} | {r['learner']} | {r['aggregation']} "
+                         f"| {ours} | {cpu} | {paper} |")
     fits = n_loo * (1 - 1 / n_loo) ** m_timing
     lines += ["", "Only ratios carry across machines. The ratio of model fits is n B / E[B] = "
               f"n (1 - 1/n)^m = {fits:.1f} at n = {n_loo}, m = {m_timing} (paper: about 22 at "
@@ -292,11 +406,12 @@ def write_tables(inputs, outputs, *, jab_cfg: dict, seed: int, missing) -> None:
     for k, ds in enumerate(jab_cfg["datasets"]):
         tab = wallclock_table(main, jplus, dataset=ds, m_ratio=jab_cfg["timing_m_ratio"],
                               learners=jab_cfg["learners"], aggregations=jab_cfg["aggregations"],
-                              available=ds not in missing)
+                              available=ds not in missing, seed=seed)
         tables[ds] = tab
-        title = (f"Table {TABLES[ds]}: mean wall-clock seconds over {jab_cfg['n_trials']} trials, "
-                 f"{DATASET_LABEL[ds]}, m = {jab_cfg['timing_m_ratio']:g} n (paper's seconds: "
-                 "MacBook Air 2018; only ratios compare)")
+        title = (f"Table {TABLES[ds]}: mean seconds (wall clock, CPU) over "
+                 f"{jab_cfg['n_trials']} trials, {DATASET_LABEL[ds]}, "
+                 f"m = {jab_cfg['timing_m_ratio']:g} n; {TIMING_NOTE} "
+                 "(paper's seconds: MacBook Air 2018; only ratios compare)")
         write_csv(tab, outputs["csv"][k])
         write_markdown(tab, outputs["md"][k], title=title, floatfmt=".3g")
         write_provenance(outputs["csv"][k], config=_provenance_config(jab_cfg), seed=seed,
