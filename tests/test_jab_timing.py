@@ -38,11 +38,13 @@ def test_time_ratio_agrees_at_one_and_two_workers(learner, tmp_path):
     jobs = {j: jab.run_job("main", table, dataset="synthetic", learner=learner, jab_cfg=cfg,
                            seed=3, m_ratio=0.6, n_jobs=j) for j in (1, 2)}
     pd.testing.assert_frame_equal(drop_timing(jobs[1]), drop_timing(jobs[2]))
-    # Wall clock (the paper's measure): other processes on this shared machine preempt the
-    # short J+aB runs, so the intervals are wide; they must overlap. Fits split over the
-    # workers put the ratio at 2 workers at a third of the ratio at 1 worker (ridge).
+    # Wall clock (the paper's measure): other processes on a shared machine preempt the short
+    # J+aB runs, so the intervals must overlap or the ratios lie within 1.5x of each other.
+    # Fits split over the workers put the ratio at 2 workers at a third of the ratio at 1
+    # worker (ridge: 16.9 vs 4.95 measured with the old code).
     (r1, low1, high1), (r2, low2, high2) = (time_ratio(jobs[j], "total_seconds") for j in (1, 2))
-    assert low1 <= high2 and low2 <= high1, (
+    overlap = low1 <= high2 and low2 <= high1
+    assert overlap or 1 / 1.5 <= r2 / r1 <= 1.5, (
         f"{learner}, wall clock: J+ensemble / J+aB = {r1:.2f} [{low1:.2f}, {high1:.2f}] at 1 "
         f"worker, {r2:.2f} [{low2:.2f}, {high2:.2f}] at 2 workers")
     # CPU seconds of the timing process, immune to preemption: each job's ratio lies in the
