@@ -32,9 +32,11 @@ def _even(cfg):
     return "strict" if cfg["majority"] == "strict" else "drop_min"
 
 
-def search_options(name: str, cfg: dict) -> dict:
-    """Keyword options of one search strategy from the config."""
-    base = {"even": _even(cfg), "maxstep": cfg["MAXSTEP"]}
+def search_options(name: str, cfg: dict, *, maxstep: int | None = None,
+                   sampler: str | None = None) -> dict:
+    """Keyword options of one search strategy from the config; ``maxstep`` and ``sampler``,
+    when given, replace ``MAXSTEP`` and ``mc_sampler`` (which are then not read)."""
+    base = {"even": _even(cfg), "maxstep": cfg["MAXSTEP"] if maxstep is None else maxstep}
     if name == "simulated_annealing":
         sa = cfg["sa"]
         return {**base, "init": sa["init"], "rho": sa["rho"], "accept0": sa["accept0"],
@@ -42,7 +44,7 @@ def search_options(name: str, cfg: dict) -> dict:
                 "probe_moves": sa["probe_moves"]}
     if name == "stochastic_search":
         return {**base, "evaluate": cfg["stochastic_evaluate"]}
-    return {**base, "sampler": cfg["mc_sampler"]}
+    return {**base, "sampler": cfg["mc_sampler"] if sampler is None else sampler}
 
 
 def worked_example() -> pd.DataFrame:
@@ -123,7 +125,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         plans = [("simulated_annealing", "", {}), ("stochastic_search", "", {})]
         plans += [("monte_carlo", smp, {"sampler": smp}) for smp in adv["mc_samplers"]]
         for name, sampler, extra in plans:
-            opts = {**search_options(name, cfg), **extra, "maxstep": budget}
+            opts = search_options(name, cfg, maxstep=budget, **extra)
             for k in range(adv["n_seeds"]):
                 res = STRATEGIES[name](p, t, 1.0, seed=seed + k, **opts)
                 hit = res.trace[res.trace[:, 1] >= opt - _TOL]

@@ -92,6 +92,10 @@ DAG_KEYS = ("experiments.jab", "experiments.qwyc", "experiments.knapsack", "data
             "qwyc.fan.orderings", "qwyc.sensitivity", "knapsack.datasets",
             "knapsack.synthetic.sizes")
 
+#: Rules with params derived from the job list (J+aB figure ids and missing data sets, the
+#: papers run, the output catalogue of the results index): a DAG key may change them.
+DAG_PARAM_RULES = ("jab_figures", "jab_tables", "paper_vs_ours", "results_index")
+
 #: How raw files are fetched. Every file is checked against its pinned sha256, so these
 #: change no result and rerun nothing; the fetch jobs read them from the environment
 #: (``FETCH_SETTINGS_ENV``), set when the workflow is parsed.
