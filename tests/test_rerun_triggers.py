@@ -136,14 +136,30 @@ def plan(stdout: str) -> tuple[set[str], dict[str, set[str]]]:
     return rules - {"all"}, reasons
 
 
+def rule_dependants(workdir: Path) -> dict[str, set[str]]:
+    """Rule -> every rule downstream of it (without `all`), from the rule graph."""
+    dot = snakemake(workdir, "--rulegraph", "--nolock", overlay={})
+    label = dict(re.findall(r"^\s*(\d+)\[label = \"(\w+)\"", dot, re.M))
+    children: dict[str, set[str]] = {r: set() for r in label.values()}
+    for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.M):
+        children[label[a]].add(label[b])  # a makes an input of b
+    down = {}
+    for rule in children:
+        seen, todo = set(), [rule]
+        while todo:
+            for c in children[todo.pop()] - seen:
+                seen.add(c)
+                todo.append(c)
+        down[rule] = seen - {"all"}
+    return down
+
+
 class Workdirs:
     """Copies of the smoke run that share its files: one per parallel dry run."""
 
-    def __init__(self, base: Path, n: int):
+    def __init__(self, base: Path, dirs):
         self.free: Queue = Queue()
-        for i in range(n):
-            d = base.parent / f"worker{i}"
-            d.mkdir()
+        for d in dirs:
             for entry in ("results", "resources", ".snakemake"):
                 (d / entry).symlink_to(base / entry)
             self.free.put(d)
@@ -177,8 +193,10 @@ def dry_run(workdir: Path, overlay: dict | None, *args: str) -> str:
 @pytest.fixture(scope="module")
 def rerun_base(smoke_cores2, tmp_path_factory) -> Path:
     """A copy of the smoke run, brought up to date with an empty overlay config file."""
-    base = tmp_path_factory.mktemp("reruns") / "base"
-    shutil.copytree(smoke_cores2, base, symlinks=True)
+    # beside the smoke run: the results index names the config files relative to the run
+    # directory, so every copy and worker sits at the same depth
+    base = tmp_path_factory.mktemp("reruns-base")
+    shutil.copytree(smoke_cores2, base, symlinks=True, dirs_exist_ok=True)
     assert plan(dry_run(base, None)) == (set(), {})  # unchanged config: nothing to be done
     # the results index names the config files, so only it reruns for a new (empty) overlay
     assert plan(dry_run(base, {}))[0] == {"results_index"}
@@ -187,7 +205,7 @@ def rerun_base(smoke_cores2, tmp_path_factory) -> Path:
     return base
 
 
-def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base):
+def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_factory):
     cfg = yaml.safe_load(SMOKE.read_text())
     schema = yaml.safe_load(SCHEMA.read_text())
     keys = leaves(cfg)
@@ -203,16 +221,16 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base):
     assert not untracked, f"config keys no rule_keys list names: {untracked}"
 
     start = time.perf_counter()
-    workers = Workdirs(rerun_base, WORKERS)
+    dependants = rule_dependants(rerun_base)
+    workers = Workdirs(rerun_base,
+                       [tmp_path_factory.mktemp(f"reruns-worker{i}") for i in range(WORKERS)])
     with ThreadPoolExecutor(WORKERS) as pool:
-        closures = {r: pool.submit(workers.dry_run, {}, "--forcerun", *sorted(r)) if r else None
-                    for r in {frozenset(readers) for readers, _ in expect.values()}}
         runs = {k: pool.submit(workers.dry_run, nested(k, changed(k, v, schema)))
                 for k, v in keys.items()}
-        closures = {r: plan(f.result())[0] if f else set() for r, f in closures.items()}
         runs = {k: plan(f.result()) for k, f in runs.items()}
-    print(f"{len(runs) + len(closures)} dry runs in {time.perf_counter() - start:.0f} s "
-          f"({WORKERS} in parallel); {len(keys)} keys")
+    print(f"{len(runs)} dry runs in {time.perf_counter() - start:.0f} s ({WORKERS} in "
+          f"parallel), one per key")
+    closure = lambda rules: set().union(rules, *(dependants[r] for r in rules))  # noqa: E731
 
     wrong = []
     for key, (readers, dag) in expect.items():
@@ -228,9 +246,10 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base):
                     bad |= rs
             if bad:
                 wrong.append(f"{key} (shapes the DAG): {sorted(bad)} rerun for {reasons}")
-        elif rules != closures[frozenset(readers)] or not readers <= params:
+        elif (rules != closure(readers) or not params <= readers
+              or bool(params) != bool(readers)):
             wrong.append(f"{key}: read by {sorted(readers)}, expected "
-                         f"{sorted(closures[frozenset(readers)])} to run, got {sorted(rules)} "
+                         f"{sorted(closure(readers))} to run, got {sorted(rules)} "
                          f"(params changed: {sorted(params)})")
     assert not wrong, "\n".join(wrong)
 

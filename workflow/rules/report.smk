@@ -44,7 +44,11 @@ rule results_index:
     params:
         catalogue=output_catalogue(),
         papers=paper_vs_ours_files(),
-        config_files=[str(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)],
+        # relative to the working directory, so the README (and this rule's rerun trigger) does
+        # not depend on where the run directory lives
+        config_files=[
+            os.path.relpath(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)
+        ],
     log:
         "results/logs/report/results_index.log",
     threads: 1
