@@ -27,8 +27,6 @@ from ensemble_repro.experiments.rule_keys import (DAG_KEYS, DAG_PARAM_RULES, RUL
                                                   TRANSPORT_KEYS, reads)
 from workflow_helpers import DEFAULT_PROFILE, REPO, SMOKE, SNAKEFILE, workflow_env
 
-pytestmark = pytest.mark.slow
-
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 OVERLAY = "overlay.yaml"
 WORKERS = 3
@@ -190,6 +188,21 @@ def dry_run(workdir: Path, overlay: dict | None, *args: str) -> str:
     return snakemake(workdir, "--dry-run", "--quiet", "rules", "--nolock", *args, overlay=overlay)
 
 
+def test_config_without_fan_star_is_rejected_at_start(tmp_path):
+    """Schema-valid, but the timing table and claims need Fan*: a readable error before any
+    job (it was a raw MissingInputException)."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--directory",
+           str(tmp_path), "--cores", "1", "--dry-run", "--configfile", str(SMOKE), OVERLAY]
+    (tmp_path / OVERLAY).write_text(yaml.safe_dump(nested("qwyc.fan.orderings", ["natural"])))
+    proc = subprocess.run(cmd, cwd=tmp_path, env=workflow_env(), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=600)
+    assert proc.returncode != 0
+    assert "config value qwyc.fan.orderings = ['natural'] lacks individual_mse" in proc.stdout
+    assert "Add individual_mse to qwyc.fan.orderings in" in proc.stdout
+    assert "MissingInputException" not in proc.stdout
+    assert not (tmp_path / "results").exists()
+
+
 @pytest.fixture(scope="module")
 def rerun_base(smoke_cores2, tmp_path_factory) -> Path:
     """A copy of the smoke run, brought up to date with an empty overlay config file."""
@@ -205,6 +218,7 @@ def rerun_base(smoke_cores2, tmp_path_factory) -> Path:
     return base
 
 
+@pytest.mark.slow
 def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_factory):
     cfg = yaml.safe_load(SMOKE.read_text())
     schema = yaml.safe_load(SCHEMA.read_text())
@@ -254,6 +268,7 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.slow
 def test_three_user_changes(rerun_base):
     """The closing note's three changes: a new learner, more knapsack seeds, more timing runs."""
     cfg = yaml.safe_load(SMOKE.read_text())
