@@ -22,10 +22,15 @@ from queue import Queue
 
 import pytest
 import yaml
-
-from ensemble_repro.experiments.rule_keys import (DAG_KEYS, DAG_PARAM_RULES, RULE_KEYS,
-                                                  TRANSPORT_KEYS, reads)
 from workflow_helpers import DEFAULT_PROFILE, REPO, SMOKE, SNAKEFILE, workflow_env
+
+from ensemble_repro.experiments.rule_keys import (
+    DAG_KEYS,
+    DAG_PARAM_RULES,
+    RULE_KEYS,
+    TRANSPORT_KEYS,
+    reads,
+)
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 OVERLAY = "overlay.yaml"
@@ -137,9 +142,9 @@ def plan(stdout: str) -> tuple[set[str], dict[str, set[str]]]:
 def rule_dependants(workdir: Path) -> dict[str, set[str]]:
     """Rule -> every rule downstream of it (without `all`), from the rule graph."""
     dot = snakemake(workdir, "--rulegraph", "--nolock", overlay={})
-    label = dict(re.findall(r"^\s*(\d+)\[label = \"(\w+)\"", dot, re.M))
+    label = dict(re.findall(r"^\s*(\d+)\[label = \"(\w+)\"", dot, re.MULTILINE))
     children: dict[str, set[str]] = {r: set() for r in label.values()}
-    for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.M):
+    for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.MULTILINE):
         children[label[a]].add(label[b])  # a makes an input of b
     down = {}
     for rule in children:
@@ -178,8 +183,8 @@ def snakemake(workdir: Path, *args: str, overlay: dict | None = None) -> str:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--directory",
            str(workdir), "--workflow-profile", str(DEFAULT_PROFILE), "--cores", "1",
            "--configfile", *configs, *args]
-    proc = subprocess.run(cmd, cwd=workdir, env=workflow_env(), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600)
+    proc = subprocess.run(cmd, cwd=workdir, env=workflow_env(), check=False,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:]
     return proc.stdout
 
@@ -194,8 +199,8 @@ def test_config_without_fan_star_is_rejected_at_start(tmp_path):
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--directory",
            str(tmp_path), "--cores", "1", "--dry-run", "--configfile", str(SMOKE), OVERLAY]
     (tmp_path / OVERLAY).write_text(yaml.safe_dump(nested("qwyc.fan.orderings", ["natural"])))
-    proc = subprocess.run(cmd, cwd=tmp_path, env=workflow_env(), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600)
+    proc = subprocess.run(cmd, cwd=tmp_path, env=workflow_env(), check=False,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
     assert proc.returncode != 0
     assert "config value qwyc.fan.orderings = ['natural'] lacks individual_mse" in proc.stdout
     assert "Add individual_mse to qwyc.fan.orderings in" in proc.stdout
@@ -244,7 +249,7 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
         runs = {k: plan(f.result()) for k, f in runs.items()}
     print(f"{len(runs)} dry runs in {time.perf_counter() - start:.0f} s ({WORKERS} in "
           f"parallel), one per key")
-    closure = lambda rules: set().union(rules, *(dependants[r] for r in rules))  # noqa: E731
+    closure = lambda rules: set().union(rules, *(dependants[r] for r in rules))
 
     wrong = []
     for key, (readers, dag) in expect.items():
@@ -279,7 +284,8 @@ def test_three_user_changes(rerun_base):
                if reason != "output files have to be generated")
     seeds = plan(dry_run(rerun_base, nested("knapsack.n_seeds", cfg["knapsack"]["n_seeds"] + 1)))
     assert seeds[0] == {"knapsack_select", "knapsack_summary", "paper_vs_ours", "results_index"}
-    timing = plan(dry_run(rerun_base, nested("qwyc.timing.runs", cfg["qwyc"]["timing"]["runs"] + 1)))
+    runs = cfg["qwyc"]["timing"]["runs"]
+    timing = plan(dry_run(rerun_base, nested("qwyc.timing.runs", runs + 1)))
     assert timing[0] == {"qwyc_timing", "qwyc_paper_vs_ours", "paper_vs_ours", "results_index"}
     print("new learner:", learner, "\nn_seeds:", seeds, "\ntiming.runs:", timing)
 

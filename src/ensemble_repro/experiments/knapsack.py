@@ -11,8 +11,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..knapsack import (STRATEGIES, exhaustive, greedy_forward, majority_vote_accuracy,
-                        monte_carlo, simulated_annealing, stochastic_search, stopping_rule)
+from ..knapsack import (
+    STRATEGIES,
+    exhaustive,
+    greedy_forward,
+    majority_vote_accuracy,
+    stopping_rule,
+)
 from ..knapsack.pools import empirical_vote_accuracy
 from .names import SYNTHETIC_PREFIX
 

@@ -7,7 +7,8 @@ they write. Kept free of numeric imports so that parsing the workflow stays fast
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..config import ConfigError
 

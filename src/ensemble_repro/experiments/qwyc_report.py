@@ -19,8 +19,9 @@ from .qwyc import LABELS, SENSITIVITY, SENSITIVITY_METHODS, sensitivity_config, 
 # ------------------------------------------------------------------ figures and claims
 def plot_figure1(points: pd.DataFrame, smaller: pd.DataFrame, dataset: str, pdf, png) -> None:
     """Figure 1: test accuracy and % classification differences vs mean # base models."""
-    from ..plotting import paper_style, save_figure
     import matplotlib.pyplot as plt
+
+    from ..plotting import paper_style, save_figure
 
     paper_style()
     fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.9))
@@ -56,8 +57,9 @@ def plot_sensitivity(points: pd.DataFrame, sensitivity: pd.DataFrame, dataset: s
     """Main setting vs sensitivity settings for QWYC*, natural order and Fan*. Left: % test
     differences vs mean # models (Figure 1, right panel); right: % differences on the fitting
     set vs on test (points above the diagonal: thresholds over-fitted to the fitting set)."""
-    from ..plotting import paper_style, save_figure
     import matplotlib.pyplot as plt
+
+    from ..plotting import paper_style, save_figure
 
     paper_style()
     main = f"fit_on={q['fit_on']}, budget={q['budget_rule']} (main)"

@@ -11,7 +11,7 @@ against dry runs for every key of the smoke config.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from .names import SYNTHETIC_PREFIX
 
