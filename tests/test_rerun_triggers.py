@@ -24,11 +24,13 @@ import pytest
 import yaml
 from workflow_helpers import DEFAULT_PROFILE, REPO, SMOKE, SNAKEFILE, workflow_env
 
+from ensemble_repro.experiments.names import SYNTHETIC_PREFIX
 from ensemble_repro.experiments.rule_keys import (
     DAG_KEYS,
     DAG_PARAM_RULES,
     RULE_KEYS,
     TRANSPORT_KEYS,
+    job_keys,
     reads,
 )
 
@@ -103,19 +105,19 @@ def nested(key: str, value) -> dict:
 
 
 def declared_readers(key: str, cfg: dict) -> tuple[set[str], bool]:
-    """Rules whose jobs read ``key`` in this config, and whether some rule's list names it at
-    all (for any data set: ``qwyc.gbt.max_depth.nomao`` is read only when Nomao runs)."""
+    """Rules whose jobs read ``key`` in this config (``job_keys`` for each data set and pool),
+    and whether some rule's list names it at all (for any data set:
+    ``qwyc.gbt.max_depth.nomao`` is read only when Nomao runs)."""
+    kn = cfg["knapsack"]
+    pools = kn["datasets"] + [f"{SYNTHETIC_PREFIX}{n}" for n in kn["synthetic"]["sizes"]]
+    jobs = [{"qwyc_data": d, "kn_pool": p} for d in cfg["qwyc"]["datasets"] for p in pools]
     rules, named = set(), False
     for rule, keys in RULE_KEYS.items():
         for d in keys:
-            if "{qwyc_data}" in d:
-                pattern = re.escape(d).replace(re.escape("{qwyc_data}"), "[^.]+")
-                named |= bool(re.fullmatch(pattern, key))
-                if any(reads(d.format(qwyc_data=q), key) for q in cfg["qwyc"]["datasets"]):
-                    rules.add(rule)
-            elif reads(d, key):
-                named = True
-                rules.add(rule)
+            pattern = re.escape(d).replace(re.escape("{qwyc_data}"), "[^.]+")
+            named |= bool(re.fullmatch(pattern, key)) or reads(d, key)
+        if any(reads(d, key) for wc in jobs for d in job_keys(rule, wc)):
+            rules.add(rule)
     return rules, named
 
 

@@ -55,8 +55,21 @@ _KN_SELECT = SEED + _KN_SEARCH + (
     "knapsack.synthetic.beta_b", "knapsack.synthetic.budgets", "knapsack.exhaustive_max_n",
     "knapsack.greedy_step", "knapsack.stop_rule", "knapsack.stop_levels", "knapsack.beta_fit",
     "knapsack.size_estimate", "knapsack.tail_law", "knapsack.MAXSTEP", "knapsack.mc_sampler")
-#: Keys only a UCI pool's selection reads (a synthetic pool has unit costs and its own budgets).
-_KN_UCI_ONLY = ("knapsack.cost", "knapsack.budgets")
+
+def _synthetic(pool: str) -> bool:
+    return pool.startswith(SYNTHETIC_PREFIX)
+
+
+#: Keys only some jobs of a rule read: key -> (wildcard, test of its value). A UCI pool's
+#: selection has measured costs and its budgets, a synthetic pool unit costs and its own
+#: budgets; only Nomao's split ranks features.
+_ONLY_WHEN = {
+    "knapsack.cost": ("kn_pool", lambda p: not _synthetic(p)),
+    "knapsack.budgets": ("kn_pool", lambda p: not _synthetic(p)),
+    **{f"knapsack.synthetic.{k}": ("kn_pool", _synthetic) for k in ("beta_a", "beta_b", "budgets")},
+    **{k: ("qwyc_data", lambda d: d == "nomao")
+       for k in ("qwyc.nomao_n_features", "qwyc.nomao_test_fraction", "qwyc.gbt.importance_trees")},
+}
 
 #: Rule -> the config keys its jobs read (a job may read fewer: :func:`job_keys`).
 RULE_KEYS: dict[str, tuple[str, ...]] = {
@@ -113,15 +126,13 @@ def job_keys(rule: str, wildcards: Mapping[str, str] | None = None) -> list[str]
     'qwyc.gbt.max_depth.adult'
     >>> "knapsack.budgets" in job_keys("knapsack_select", {"kn_pool": "synthetic_n20"})
     False
+    >>> "qwyc.nomao_n_features" in job_keys("qwyc_model", {"qwyc_data": "adult"})
+    False
     """
     wildcards = dict(wildcards or {})
     keys = [k.format_map(wildcards) for k in RULE_KEYS[rule]]
-    pool = wildcards.get("kn_pool")
-    if pool is not None:
-        synthetic = pool.startswith(SYNTHETIC_PREFIX)
-        keys = [k for k in keys
-                if not (k in _KN_UCI_ONLY if synthetic else k.startswith("knapsack.synthetic."))]
-    return keys
+    return [k for k in keys if k not in _ONLY_WHEN or _ONLY_WHEN[k][0] not in wildcards
+            or _ONLY_WHEN[k][1](wildcards[_ONLY_WHEN[k][0]])]
 
 
 def reads(declared: str, key: str) -> bool:
