@@ -1,12 +1,14 @@
 """Experiment cells (protocol, determinism) and every figure / table kind on a tiny synthetic grid."""
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
 from threadpoolctl import threadpool_limits
 
 from ensemble_repro.conformal import JackknifePlusEnsemble
-from ensemble_repro.experiments import jab, jab_report
+from ensemble_repro.experiments import jab, jab_report, names
 from ensemble_repro.io import drop_timing
 from ensemble_repro.learners import PaperRidge
 
@@ -118,13 +120,16 @@ def tiny_results(tmp_path_factory):
 
 def test_every_figure_and_table_renders(tiny_results):
     cfg, paths, d = tiny_results
-    figures = list(jab_report.FIGURES.values())
-    fig_out = [str(d / f"figure_{f}.{e}") for f in figures for e in ("pdf", "png")]
-    jab_report.write_figures(paths, fig_out, jab_cfg=cfg, missing=["meps"], figures=figures)
-    assert all((d / f"figure_{f}.{e}").stat().st_size > 1000 for f in figures for e in ("pdf", "png"))
-    out = {"csv": [str(d / f"t{i}.csv") for i in range(3)], "md": [str(d / f"t{i}.md") for i in range(3)],
-           "paper_vs_ours": str(d / "pvo.md")}
-    jab_report.write_tables({**paths, "meta": []}, out, jab_cfg=cfg, seed=1, missing=["meps"])
+    figures = {f: (str(d / f"figure_{f}.pdf"), str(d / f"figure_{f}.png"))
+               for f in names.JAB_FIGURES.values()}
+    jab_report.write_figures(paths["main"], paths["jplus"], paths["fvr"], figures, jab_cfg=cfg,
+                             missing=["meps"])
+    assert all(os.path.getsize(p) > 1000 for pair in figures.values() for p in pair)
+    tables = {ds: (str(d / f"{ds}.csv"), str(d / f"{ds}.md")) for ds in cfg["datasets"]}
+    out = {"csv": [tables[ds][0] for ds in cfg["datasets"]], "paper_vs_ours": str(d / "pvo.md")}
+    jab_report.write_tables(paths["main"], paths["jplus"], paths["fvr"], tables,
+                            out["paper_vs_ours"], params={"jab": cfg, "seed": 1},
+                            missing=["meps"])
     meps = pd.read_csv(out["csv"][0])
     assert (meps["status"] == jab_report.MISSING).all() and meps["jab_seconds"].isna().all()
     assert meps.loc[meps["aggregation"] == "mean", "paper_jplus_ensemble"].iloc[0] == 2.1  # Table S1

@@ -405,6 +405,7 @@ def test_paper_vs_ours_repeats_frontier_claims_per_setting():
     import pandas as pd
 
     from ensemble_repro.experiments import qwyc as ex
+    from ensemble_repro.experiments import qwyc_report
 
     arrays, q = tiny_arrays(), tiny_config()
     pts = pd.concat([ex.tradeoff_table(ex.sweep_job(arrays, "toy", m, q, seed=3))
@@ -415,11 +416,11 @@ def test_paper_vs_ours_repeats_frontier_claims_per_setting():
                            "test_differences_pct": [0.9, 0.4, 1.2, 0.8],
                            "speedup_vs_fan": [1.5, np.nan, 2.0, np.nan],
                            "speedup_vs_full": [3.0, 2.0, 4.0, 2.0]})
-    table = ex.paper_vs_ours(pts, pd.DataFrame(columns=["dataset", "method", "n_trees"]),
-                             timing, q, sens)
+    table = qwyc_report.paper_vs_ours(pts, pd.DataFrame(columns=["dataset", "method", "n_trees"]),
+                                      timing, q, sens)
     tagged = table[table.claim.str.endswith("[fit_on_validation]")]
     assert len(tagged) == 2 * 3  # 2 targets x (vs full, vs natural, vs Fan*)
-    nq = ex.frontier(sens, "qwyc_joint", 1.0)
+    nq = qwyc_report.frontier(sens, "qwyc_joint", 1.0)
     row = tagged[tagged.claim.str.contains("fewer base models than the full ensemble") &
                  tagged.claim.str.contains("<= 1%")].iloc[0]
     assert row.ours == (f"{12 / nq:.2f}x ({nq:.1f} models)" if nq == nq else "no QWYC* point that low")

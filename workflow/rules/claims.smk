@@ -8,7 +8,9 @@ from ensemble_repro.claims import (CLAIMS_CSV, PAPERS, REPORT_CATEGORY, TABLE_HT
 from ensemble_repro.claims.captions import jab_figure_labels  # jab.smk's figure labels
 
 # Config files of this run: claims rows say at which scale (smoke / quick / paper) they were made.
-CONFIG_FILES = [str(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)]
+# relative to the working directory, so the verdicts' scale (and the rerun trigger of the rules
+# reading it) does not depend on where the run directory lives
+CONFIG_FILES = [os.path.relpath(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)]
 
 
 rule jab_claims:

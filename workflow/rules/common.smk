@@ -1,6 +1,7 @@
 # Shared helpers of the workflow: config validation at start, data availability, target lists
 # and input functions. Library code (numerics, I/O) lives in src/ensemble_repro/.
 
+import json
 import os
 import re
 import sys
@@ -11,6 +12,8 @@ from snakemake.exceptions import WorkflowError
 from ensemble_repro.config import (COMMAND_LINE, MIRROR_ENV, ConfigError, apply_env_overrides,
                                    load_yaml_file, validate_config)
 from ensemble_repro.data import DataError, preflight, prepared_names_for
+from ensemble_repro.experiments import names
+from ensemble_repro.experiments.rule_keys import FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
 
 # Conda environment used by every rule (`--sdm conda`); path relative to this directory.
 ENV = "../../envs/ensemble-repro.yaml"
@@ -48,11 +51,9 @@ validate(config, SCHEMA)
 def config_params(*keys):
     """The config values a rule reads, as a nested dict holding exactly these dotted keys.
 
-    Pass it as a ``params`` entry (``params: cfg=config_params("seed", "jab.alpha")``) so that
-    Snakemake reruns the job when, and only when, one of these values changes; the script reads
-    them from ``snakemake.params`` and never from ``snakemake.config``. (No line here may hold
-    the word "rule" followed by a colon: ``snakemake --lint`` would take this file for a mix of
-    rules and functions.)
+    Each rule passes it as a ``params`` entry (through ``rule_params``), so Snakemake reruns
+    a job when, and only when, one of these values changes; its script reads them from
+    ``snakemake.params`` and never from ``snakemake.config``.
     """
     out = {}
     for dotted in keys:
@@ -64,6 +65,17 @@ def config_params(*keys):
             d = d.setdefault(p, {})
         d[parts[-1]] = node
     return out
+
+
+def rule_params(rule):
+    """``params`` entry of ``rule``: per job, the config subset holding the keys it reads
+    (``ensemble_repro.experiments.rule_keys``, the one list of each rule's keys)."""
+    return lambda wc: config_params(*job_keys(rule, dict(wc.items())))
+
+
+# How raw files are fetched changes no result (every file is sha256-checked), so the fetch jobs
+# read these settings from the environment, not from params (a new timeout reruns nothing).
+os.environ[FETCH_SETTINGS_ENV] = json.dumps(config_params(*TRANSPORT_KEYS)["data"])
 
 
 def experiment_on(name):

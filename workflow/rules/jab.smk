@@ -18,19 +18,20 @@ JAB_MAIN_M = [f"{r:g}" for r in JAB["main"]["m_ratios"]]
 JAB_FVR_ON = JAB["fixed_vs_random"]["enabled"]
 JAB_FVR_M = [f"{r:g}" for r in JAB["fixed_vs_random"]["m_ratios"]] if JAB_FVR_ON else []
 JR = "results/jab"
-JAB_FIG_IDS = ["1", "2", "S1", "S2", "S3", "S4"]
-JAB_FVR_FIG_IDS = ["S5", "S6", "S7", "S8", "S9", "S10"] if JAB_FVR_ON else []
-JAB_TABLE_IDS = {"meps": "S1", "blog": "S2", "communities": "S3"}
-# Only the aggregations in the config get figures.
-JAB_AGG_FIGS = {"mean": ["1", "2", "S5", "S6"], "median": ["S1", "S2", "S7", "S8"],
-                "trimmed_mean": ["S3", "S4", "S9", "S10"]}
-JAB_FIGS = [f for a in JAB["aggregations"] for f in JAB_AGG_FIGS[a] if f in JAB_FIG_IDS + JAB_FVR_FIG_IDS]
-
-
-JAB_TABLES = {ext: [f"{JR}/tables/table_{JAB_TABLE_IDS[d]}_{d}.{ext}" for d in JAB_ALL] for ext in ("csv", "md")}
+# Figure and table ids and file names: ensemble_repro.experiments.names (one definition).
+JAB_FIGS = names.jab_figure_ids(JAB["aggregations"], JAB_FVR_ON)
+JAB_FIG_FILES = {
+    f"{names.jab_figure_name(f)}_{ext}": f"{JR}/figures/{names.jab_figure_name(f)}.{ext}"
+    for f in JAB_FIGS
+    for ext in ("pdf", "png")
+}
+JAB_TABLE_FILES = {
+    f"{names.jab_table_name(d)}_{ext}": f"{JR}/tables/{names.jab_table_name(d)}.{ext}"
+    for d in JAB_ALL
+    for ext in ("csv", "md")
+}
 JAB_TARGETS = (
-    [f"{JR}/figures/figure_{f}.{ext}" for f in JAB_FIGS for ext in ("pdf", "png")]
-    + JAB_TABLES["csv"] + JAB_TABLES["md"] + [f"{JR}/paper_vs_ours.md"]
+    list(JAB_FIG_FILES.values()) + list(JAB_TABLE_FILES.values()) + [f"{JR}/paper_vs_ours.md"]
 ) if experiment_on("jab") else []
 # the contract of Snakefile's `all` rule: jab_targets() lists the final outputs
 jab_targets = lambda: JAB_TARGETS
@@ -53,8 +54,7 @@ rule jab_main_cell:
     benchmark:
         "results/benchmarks/jab/main/{jab_data}_{jab_learner}_m{jab_m}.tsv"
     params:
-        jab=JAB,
-        seed=config["seed"],
+        cfg=rule_params("jab_main_cell"),
     threads: 2  # J+aB and J+ensemble fit their models in parallel workers
     resources:
         mem_mb=2000,
@@ -78,8 +78,7 @@ rule jab_jplus_cell:
     benchmark:
         "results/benchmarks/jab/jplus/{jab_data}_{jab_learner}.tsv"
     params:
-        jab=JAB,
-        seed=config["seed"],
+        cfg=rule_params("jab_jplus_cell"),
     threads: 1  # n fits per trial; the main-grid jobs hold the parallelism
     resources:
         mem_mb=1500,
@@ -103,8 +102,7 @@ rule jab_fixed_vs_random_cell:
     benchmark:
         "results/benchmarks/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.tsv"
     params:
-        jab=JAB,
-        seed=config["seed"],
+        cfg=rule_params("jab_fixed_vs_random_cell"),
     threads: 1
     resources:
         mem_mb=1500,
@@ -131,8 +129,7 @@ rule jab_collect:
     log:
         "results/logs/jab/collect.log",
     params:
-        jab=JAB,
-        seed=config["seed"],
+        cfg=rule_params("jab_collect"),
     threads: 1
     resources:
         mem_mb=1000,
@@ -150,14 +147,20 @@ rule jab_figures:
         jplus=f"{JR}/jplus.csv",
         fvr=f"{JR}/fixed_vs_random.csv",
     output:
-        [report(f"{JR}/figures/figure_{f}.{ext}", caption="../report/jab_figures.rst",
+        **{
+            f"{names.jab_figure_name(f)}_{ext}": report(
+                f"{JR}/figures/{names.jab_figure_name(f)}.{ext}",
+                caption="../report/jab_figures.rst",
                 category="Jackknife+-after-bootstrap",
-                labels=lambda wc, f=f, ext=ext: jab_figure_labels(f, ext))
-         for f in JAB_FIGS for ext in ("pdf", "png")],
+                labels=lambda wc, f=f, ext=ext: jab_figure_labels(f, ext),
+            )
+            for f in JAB_FIGS
+            for ext in ("pdf", "png")
+        },
     log:
         "results/logs/jab/figures.log",
     params:
-        jab=JAB,
+        cfg=rule_params("jab_figures"),
         missing=JAB_MISSING,
         figures=JAB_FIGS,
     threads: 1
@@ -178,16 +181,17 @@ rule jab_tables:
         fvr=f"{JR}/fixed_vs_random.csv",
         meta=[prepared_meta(d) for d in JAB_DATASETS],
     output:
-        csv=[report(p, caption="../report/jab_tables.rst", category="Jackknife+-after-bootstrap")
-             for p in JAB_TABLES["csv"]],
-        md=JAB_TABLES["md"],
+        **{
+            name: report(path, caption="../report/jab_tables.rst",
+                         category="Jackknife+-after-bootstrap") if name.endswith("_csv") else path
+            for name, path in JAB_TABLE_FILES.items()
+        },
         paper_vs_ours=report(f"{JR}/paper_vs_ours.md", caption="../report/jab_paper_vs_ours.rst",
                              category="Jackknife+-after-bootstrap"),
     log:
         "results/logs/jab/tables.log",
     params:
-        jab=JAB,
-        seed=config["seed"],
+        cfg=rule_params("jab_tables"),
         missing=JAB_MISSING,
     threads: 1
     resources:

@@ -8,9 +8,18 @@
 
 KNAPSACK_DATASETS = available(config["knapsack"]["datasets"]) if experiment_on("knapsack") else []
 KNAPSACK_POOLS = KNAPSACK_DATASETS + [
-    f"synthetic_n{n}" for n in config["knapsack"]["synthetic"]["sizes"]
+    f"{names.SYNTHETIC_PREFIX}{n}" for n in config["knapsack"]["synthetic"]["sizes"]
 ] if experiment_on("knapsack") else []
 KN = "results/knapsack"
+KN_CAT = "Knapsack ensembles"
+# Summary tables (names, file stems: ensemble_repro.experiments.names) and their report captions.
+KN_CAPTIONS = {"summary": "knapsack_summary.rst", "savings": "knapsack_savings.rst",
+               "levels": "knapsack_savings.rst"}
+KN_TABLE_FILES = {
+    name + suffix: f"{KN}/{stem}.{ext}"
+    for name, (stem, _title) in names.KNAPSACK_TABLES.items()
+    for suffix, ext in (("", "csv"), ("_md", "md"))
+}
 
 
 wildcard_constraints:
@@ -30,6 +39,8 @@ rule knapsack_examples:
         "results/logs/knapsack/examples.log",
     benchmark:
         "results/benchmarks/knapsack/examples.tsv"
+    params:
+        cfg=rule_params("knapsack_examples"),
     threads: 1
     resources:
         mem_mb=500,
@@ -52,6 +63,8 @@ rule knapsack_pool:
         "results/logs/knapsack/pool/{kn_data}.log",
     benchmark:
         "results/benchmarks/knapsack/pool/{kn_data}.tsv"
+    params:
+        cfg=rule_params("knapsack_pool"),
     threads: 1
     resources:
         mem_mb=1500,
@@ -70,7 +83,7 @@ rule knapsack_select:
         # synthetic pools need no input; a UCI pool needs its classifier table and test votes
         unpack(
             lambda wc: {}
-            if wc.kn_pool.startswith("synthetic_n")
+            if wc.kn_pool.startswith(names.SYNTHETIC_PREFIX)
             else {
                 "pool": f"{KN}/pools/{wc.kn_pool}.csv",
                 "votes": f"{KN}/pools/{wc.kn_pool}_votes.parquet",
@@ -84,6 +97,8 @@ rule knapsack_select:
         "results/logs/knapsack/select/{kn_pool}.log",
     benchmark:
         "results/benchmarks/knapsack/select/{kn_pool}.tsv"
+    params:
+        cfg=rule_params("knapsack_select"),
     threads: 1
     resources:
         mem_mb=1000,
@@ -105,16 +120,11 @@ rule knapsack_summary:
         worked=f"{KN}/worked_example.csv",
         rates=f"{KN}/adversarial.csv",
     output:
-        summary=report(f"{KN}/selection_summary.csv", caption="../report/knapsack_summary.rst", category="Knapsack ensembles"),
-        summary_md=f"{KN}/selection_summary.md",
-        savings=report(f"{KN}/stopping_savings.csv", caption="../report/knapsack_savings.rst", category="Knapsack ensembles"),
-        savings_md=f"{KN}/stopping_savings.md",
-        levels=report(f"{KN}/stopping_levels.csv", caption="../report/knapsack_savings.rst", category="Knapsack ensembles"),
-        levels_md=f"{KN}/stopping_levels.md",
-        rule_check=f"{KN}/stopping_rule_check.csv",
-        rule_check_md=f"{KN}/stopping_rule_check.md",
-        costs=f"{KN}/cost_model.csv",
-        costs_md=f"{KN}/cost_model.md",
+        **{
+            name: report(path, caption=f"../report/{KN_CAPTIONS[name]}", category=KN_CAT)
+            if name in KN_CAPTIONS else path
+            for name, path in KN_TABLE_FILES.items()
+        },
         convergence_pdf=expand(f"{KN}/figures/convergence_{{kn_pool}}.pdf", kn_pool=KNAPSACK_POOLS),
         convergence_png=[
             report(p, caption="../report/knapsack_convergence.rst", category="Knapsack ensembles",
@@ -131,6 +141,8 @@ rule knapsack_summary:
         "results/logs/knapsack/summary.log",
     benchmark:
         "results/benchmarks/knapsack/summary.tsv"
+    params:
+        cfg=rule_params("knapsack_summary"),
     threads: 1
     resources:
         mem_mb=1000,

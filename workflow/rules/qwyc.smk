@@ -1,6 +1,6 @@
 # Quit When You Can (Wang, Gupta & You 2018) vs Fan et al. (2002); protocol:
 # ../shared/docs/ensembles-spec.md §1-3, §5.1. Library: ensemble_repro.qwyc; cells:
-# ensemble_repro.experiments.qwyc.
+# ensemble_repro.experiments.qwyc; figures / tables: ensemble_repro.experiments.qwyc_report.
 # Jobs per data set: 1 model job (learning-rate search, final GBT, score matrices), 1 sweep job
 # per method (all alphas / gammas / random seeds inside, group "qwyc_grid"), 1 figure job,
 # 1 timing job; then 1 paper-vs-ours job. About 12 jobs per data set.
@@ -15,15 +15,18 @@
 QWYC = config["qwyc"]
 QWYC_MEM_MB = 2000  # sweeps and sensitivity jobs (measured <= 0.96 GB)
 QWYC_SWEEP_MIN = 15  # QWYC* sweep wall time (measured <= 3.5 min under load)
-# prepared tables of each data set
-QWYC_TABLES = {"adult": ["adult_train", "adult_test"], "nomao": ["nomao"]}
+# prepared tables of each data set (adult -> adult_train, adult_test): ensemble_repro.data
+QWYC_TABLES = {d: prepared_names_for([d]) for d in QWYC["datasets"]}
 QWYC_DATASETS = [
     d for d in QWYC["datasets"] if len(available(QWYC_TABLES[d])) == len(QWYC_TABLES[d])
 ] if experiment_on("qwyc") else []
-QWYC_METHODS = (
-    [f"qwyc_{o}" for o in ["joint"] + list(QWYC["orderings"])]
-    + [f"fan_{o}" for o in QWYC["fan"]["orderings"]]
-)
+# sweep methods (one job each): ensemble_repro.experiments.names; Fan* must be among them
+QWYC_METHODS = names.qwyc_method_names(QWYC)
+if experiment_on("qwyc"):
+    try:
+        names.check_qwyc_methods(QWYC, source=_config_source())
+    except ConfigError as err:
+        raise WorkflowError(str(err)) from None
 # sensitivity settings (ensemble_repro.experiments.qwyc.SENSITIVITY): one [I] switch changed
 QWYC_SENS = list(QWYC["sensitivity"])
 QR = "results/qwyc"
@@ -53,7 +56,7 @@ wildcard_constraints:
 rule qwyc_model:
     """Split, GBT learning-rate search on a validation carve-out, final GBT, score matrices."""
     input:
-        tables=lambda wc: [prepared(n) for n in QWYC_TABLES[wc.qwyc_data]],
+        unpack(lambda wc: {n: prepared(n) for n in QWYC_TABLES[wc.qwyc_data]}),
         meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
     output:
         arrays=f"{QR}/{{qwyc_data}}/model.npz",
@@ -66,8 +69,7 @@ rule qwyc_model:
     benchmark:
         "results/benchmarks/qwyc/model/{qwyc_data}.tsv"
     params:
-        qwyc=QWYC,
-        seed=config["seed"],
+        cfg=rule_params("qwyc_model"),
     threads: 1  # GBTs are trained single-threaded so results do not depend on --cores
     resources:
         mem_mb=1000,
@@ -89,8 +91,7 @@ rule qwyc_sweep:
     benchmark:
         "results/benchmarks/qwyc/sweep/{qwyc_data}_{qwyc_method}.tsv"
     params:
-        qwyc=QWYC,
-        seed=config["seed"],
+        cfg=rule_params("qwyc_sweep"),
     threads: 1
     resources:
         mem_mb=QWYC_MEM_MB,
@@ -121,8 +122,7 @@ rule qwyc_figure:
     log:
         "results/logs/qwyc/figure/{qwyc_data}.log",
     params:
-        qwyc=QWYC,
-        seed=config["seed"],
+        cfg=rule_params("qwyc_figure"),
     threads: 1
     resources:
         mem_mb=1000,
@@ -146,8 +146,7 @@ rule qwyc_sensitivity:
     benchmark:
         "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv"
     params:
-        qwyc=QWYC,
-        seed=config["seed"],
+        cfg=rule_params("qwyc_sensitivity"),
     threads: 1
     resources:
         mem_mb=QWYC_MEM_MB,
@@ -177,7 +176,7 @@ rule qwyc_sensitivity_figure:
     log:
         "results/logs/qwyc/sensitivity_figure/{qwyc_data}.log",
     params:
-        qwyc=QWYC,
+        cfg=rule_params("qwyc_sensitivity_figure"),
     threads: 1
     resources:
         mem_mb=1000,
@@ -192,7 +191,7 @@ rule qwyc_timing:
     """Per-example evaluation time, full ensemble vs Fan* vs QWYC* at ~0.5% and ~1% differences."""
     input:
         arrays=f"{QR}/{{qwyc_data}}/model.npz",
-        sweeps=[f"{QR}/{{qwyc_data}}/sweeps/{m}.csv" for m in ("qwyc_joint", "fan_individual_mse")],
+        sweeps=[f"{QR}/{{qwyc_data}}/sweeps/{m}.csv" for m in names.TIMING_METHODS],
         meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
     output:
         csv=report(f"{QR}/{{qwyc_data}}/timing.csv", caption="../report/qwyc_timing.rst",
@@ -203,8 +202,7 @@ rule qwyc_timing:
     benchmark:
         "results/benchmarks/qwyc/timing/{qwyc_data}.tsv"
     params:
-        qwyc=QWYC,
-        seed=config["seed"],
+        cfg=rule_params("qwyc_timing"),
     threads: 1  # one core: per-example times of the three methods are measured side by side
     resources:
         mem_mb=2500,
@@ -228,7 +226,7 @@ rule qwyc_paper_vs_ours:
     log:
         "results/logs/qwyc/paper_vs_ours.log",
     params:
-        qwyc=QWYC,
+        cfg=rule_params("qwyc_paper_vs_ours"),
     threads: 1
     resources:
         mem_mb=500,

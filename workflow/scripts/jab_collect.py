@@ -5,5 +5,7 @@ setup_logging(snakemake.log[0])
 
 from ensemble_repro.experiments.jab_report import write_collected  # noqa: E402
 
-write_collected(snakemake.input, snakemake.output, jab_cfg=snakemake.params.jab,
-                seed=snakemake.params.seed)
+inp, out = snakemake.input, snakemake.output
+write_collected({"main": inp.main, "jplus": inp.jplus, "fvr": inp.fvr},
+                {"main": out.main, "jplus": out.jplus, "fvr": out.fvr},
+                params=snakemake.params.cfg, meta=inp.meta)

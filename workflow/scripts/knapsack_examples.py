@@ -7,15 +7,13 @@ from ensemble_repro.experiments import knapsack as kx  # noqa: E402
 from ensemble_repro.io import write_csv, write_markdown  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
 
-cfg, seed = snakemake.config["knapsack"], snakemake.config["seed"]
-out = snakemake.output
+params, out = snakemake.params.cfg, snakemake.output
 worked = kx.worked_example()
-runs, rates = kx.adversarial(cfg, seed)
-settings = {**kx.settings(cfg), "adversarial": cfg["adversarial"]}
+runs, rates = kx.adversarial(params["knapsack"], params["seed"])
 for table, csv, md, title in ((worked, out.worked, out.worked_md, "Worked example (section II)"),
                               (rates, out.rates, out.rates_md, "Adversarial pool: success rates"),
                               (runs, out.runs, None, None)):
     write_csv(table, csv)
     if md:
         write_markdown(table, md, title=title)
-    write_provenance(csv, config=settings, seed=seed)
+    write_provenance(csv, config=params, seed=params["seed"])

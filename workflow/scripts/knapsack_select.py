@@ -7,9 +7,12 @@ from ensemble_repro.experiments import knapsack as kx  # noqa: E402
 from ensemble_repro.io import write_csv, write_parquet  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
 
-cfg, seed = snakemake.config["knapsack"], snakemake.config["seed"]
-runs, traces = kx.select_pool(snakemake.wildcards.kn_pool, cfg, seed, snakemake.input)
+inp, params = snakemake.input, snakemake.params.cfg
+uci = hasattr(inp, "pool")  # a synthetic pool has no input
+runs, traces = kx.select_pool(snakemake.wildcards.kn_pool, params["knapsack"], params["seed"],
+                              pool_path=inp.pool if uci else None,
+                              votes_path=inp.votes if uci else None)
 write_csv(runs, snakemake.output.runs)
 write_parquet(traces, snakemake.output.traces)
-write_provenance(snakemake.output.runs, config=kx.settings(cfg), seed=seed,
-                 inputs=[snakemake.input.meta] if hasattr(snakemake.input, "meta") else [])
+write_provenance(snakemake.output.runs, config=params, seed=params["seed"],
+                 inputs=[inp.meta] if uci else [])

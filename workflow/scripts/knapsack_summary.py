@@ -4,6 +4,21 @@ from ensemble_repro.logs import setup_logging
 setup_logging(snakemake.log[0])
 
 from ensemble_repro.experiments import knapsack as kx  # noqa: E402
+from ensemble_repro.experiments.names import KNAPSACK_TABLES  # noqa: E402
+from ensemble_repro.io import write_csv, write_markdown, write_text  # noqa: E402
+from ensemble_repro.provenance import write_provenance  # noqa: E402
 
-cfg, seed = snakemake.config["knapsack"], snakemake.config["seed"]
-kx.write_summary(cfg, seed, snakemake.input, snakemake.output)
+inp, out, params = snakemake.input, snakemake.output, snakemake.params.cfg
+cfg = params["knapsack"]
+runs = kx.read_runs(inp.runs)
+tables = kx.summary_tables(runs, inp.pools)
+for name, table in tables.items():
+    write_csv(table, out[name])
+    write_markdown(table, out[f"{name}_md"], title=KNAPSACK_TABLES[name][1])
+    write_provenance(out[name], config=params, seed=params["seed"])
+kx.write_summary_figures(
+    runs, tables["savings"], cfg,
+    convergence=zip(inp.runs, inp.traces, out.convergence_pdf, out.convergence_png),
+    savings_figure=(out.savings_pdf, out.savings_png),
+    empirical_figure=(out.empirical_pdf, out.empirical_png))
+write_text(out.paper_vs_ours, kx.paper_vs_ours_text(inp.worked, inp.rates, tables, cfg))

@@ -5,10 +5,10 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import qwyc  # noqa: E402
+from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
 
-inp, out, p = snakemake.input, snakemake.output, snakemake.params
+inp, out, cfg = snakemake.input, snakemake.output, snakemake.params.cfg
 sweeps = pd.concat([pd.read_csv(f) for f in inp.sweeps], ignore_index=True)
 df = qwyc.timing_job(qwyc.load_arrays(inp.arrays), sweeps, snakemake.wildcards.qwyc_data,
-                     p.qwyc, p.seed)
-qwyc.write_table(df, out.csv, out.md, "Per-example evaluation time", p.qwyc, p.seed, inp.meta)
+                     cfg["qwyc"], cfg["seed"])
+qwyc_report.write_table(df, out.csv, out.md, "Per-example evaluation time", cfg, inp.meta)

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 import pandas as pd
 
 from ..plotting import paper_style
 from .jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed, resample_size
+from .names import JAB_FIGURES, JAB_TABLES
 
 DATASET_LABEL = {"meps": "MEPS", "blog": "Blog", "communities": "Communities"}
 LEARNER_LABEL = {"ridge": "Ridge", "rf": "RF", "nn": "NN"}
 AGG_LABEL = {"mean": "Mean", "median": "Median", "trimmed_mean": "Trimmed mean"}
 MISSING = "needs the AHRQ file"
-
-#: Paper figure numbers: (grid, aggregation, metric) -> figure id.
-FIGURES = {
-    ("main", "mean", "coverage"): "1", ("main", "mean", "mean_width"): "2",
-    ("main", "median", "coverage"): "S1", ("main", "median", "mean_width"): "S2",
-    ("main", "trimmed_mean", "coverage"): "S3", ("main", "trimmed_mean", "mean_width"): "S4",
-    ("fixed_vs_random", "mean", "coverage"): "S5", ("fixed_vs_random", "mean", "mean_width"): "S6",
-    ("fixed_vs_random", "median", "coverage"): "S7", ("fixed_vs_random", "median", "mean_width"): "S8",
-    ("fixed_vs_random", "trimmed_mean", "coverage"): "S9",
-    ("fixed_vs_random", "trimmed_mean", "mean_width"): "S10",
-}
-#: Paper tables: data set -> table id.
-TABLES = {"meps": "S1", "blog": "S2", "communities": "S3"}
 
 #: Seconds printed in Tables S1-S2 (J+aB, J+ensemble, J+non-ensemble; MacBook Air 2018).
 #: Table S3 (Communities) did not survive the text extraction of the paper.
@@ -328,7 +318,7 @@ def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | N
             ours, cpu, paper = (_fmt_ratio(*(r[c] for c in CLOCKS["wall"][1][3:])),
                                 _fmt_ratio(*(r[c] for c in CLOCKS["cpu"][1][3:])),
                                 _fmt_ratio(r["paper_ensemble_over_jab"]))
-            lines.append(f"| {TABLES[ds]} | {ds} | {r['learner']} | {r['aggregation']} "
+            lines.append(f"| {JAB_TABLES[ds]} | {ds} | {r['learner']} | {r['aggregation']} "
                          f"| {ours} | {cpu} | {paper} |")
     fits = n_loo * (1 - 1 / n_loo) ** m_timing
     lines += ["", "Only ratios carry across machines. The ratio of model fits is n B / E[B] = "
@@ -348,20 +338,20 @@ def _read_all(paths) -> pd.DataFrame:
     return _sorted(pd.concat(frames, ignore_index=True)) if frames else pd.DataFrame()
 
 
-def _provenance_config(jab_cfg: dict) -> dict:
-    return {"jab": jab_cfg}
+def write_collected(cells: Mapping[str, Sequence], tables: Mapping[str, str], *,
+                    params: Mapping, meta: Sequence = ()) -> None:
+    """One tidy table per grid from its job files, with a provenance sidecar.
 
-
-def write_collected(inputs, outputs, *, jab_cfg: dict, seed: int) -> None:
-    """main.csv, jplus.csv, fixed_vs_random.csv (+ provenance sidecars) from the job files."""
+    ``cells`` maps each grid name (main, jplus, fvr) to its job parquet files, ``tables`` to the
+    CSV to write; ``params`` is the config subset the rule declares (the sidecar records it),
+    ``meta`` the prepared-data sidecars.
+    """
     from ..io import write_csv
     from ..provenance import write_provenance
 
-    for key in ("main", "jplus", "fvr"):
-        df = _read_all(list(inputs[key]))
-        write_csv(df, outputs[key])
-        write_provenance(outputs[key], config=_provenance_config(jab_cfg), seed=seed,
-                         inputs=list(inputs["meta"]))
+    for key, path in tables.items():
+        write_csv(_read_all(list(cells[key])), path)
+        write_provenance(path, config=params, seed=params["seed"], inputs=list(meta))
 
 
 def _read_csv(path) -> pd.DataFrame:
@@ -371,15 +361,17 @@ def _read_csv(path) -> pd.DataFrame:
         return pd.DataFrame()
 
 
-def write_figures(inputs, outputs, *, jab_cfg: dict, missing, figures) -> None:
-    """Each paper figure in ``figures`` as PDF + PNG (paths in the order the rule lists them)."""
+def write_figures(main, jplus, fvr, figures: Mapping[str, tuple], *, jab_cfg: dict,
+                  missing) -> None:
+    """Each paper figure of ``figures`` (figure id -> (pdf path, png path)) from the tidy
+    tables ``main``, ``jplus`` and ``fvr`` (CSV paths)."""
     from ..plotting import save_figure
 
-    main, jplus, fvr = _read_csv(inputs["main"]), _read_csv(inputs["jplus"]), _read_csv(inputs["fvr"])
+    main, jplus, fvr = _read_csv(main), _read_csv(jplus), _read_csv(fvr)
     datasets = list(jab_cfg["datasets"])
     available = [d for d in datasets if d not in missing]
-    by_id = {fid: key for key, fid in FIGURES.items()}
-    for k, fid in enumerate(figures):
+    by_id = {fid: key for key, fid in JAB_FIGURES.items()}
+    for fid, (pdf, png) in figures.items():
         grid, agg, metric = by_id[fid]
         if grid == "main":
             df = expand_jplus(main, jplus, jab_cfg["aggregations"]) if len(main) else main
@@ -393,31 +385,33 @@ def write_figures(inputs, outputs, *, jab_cfg: dict, missing, figures) -> None:
         fig = grid_figure(df, metric=metric, aggregation=agg, methods=methods, datasets=datasets,
                           available=available, learners=jab_cfg["learners"],
                           alpha=jab_cfg["alpha"], title=title)
-        save_figure(fig, outputs[2 * k], outputs[2 * k + 1])
+        save_figure(fig, pdf, png)
 
 
-def write_tables(inputs, outputs, *, jab_cfg: dict, seed: int, missing) -> None:
-    """Tables S1-S3 (CSV + Markdown + provenance) and paper_vs_ours.md."""
+def write_tables(main, jplus, fvr, tables: Mapping[str, tuple], paper_vs_ours_path, *,
+                 params: Mapping, missing, meta: Sequence = ()) -> None:
+    """Tables S1-S3 (``tables``: data set -> (csv path, md path); CSV + Markdown + provenance
+    from ``params``, the rule's config subset) and paper_vs_ours.md, from the tidy tables."""
     from ..io import write_csv, write_markdown, write_text
     from ..provenance import write_provenance
 
-    main, jplus, fvr = _read_csv(inputs["main"]), _read_csv(inputs["jplus"]), _read_csv(inputs["fvr"])
-    tables = {}
-    for k, ds in enumerate(jab_cfg["datasets"]):
+    jab_cfg = params["jab"]
+    main, jplus, fvr = _read_csv(main), _read_csv(jplus), _read_csv(fvr)
+    wallclock = {}
+    for ds, (csv, md) in tables.items():
         tab = wallclock_table(main, jplus, dataset=ds, m_ratio=jab_cfg["timing_m_ratio"],
                               learners=jab_cfg["learners"], aggregations=jab_cfg["aggregations"],
-                              available=ds not in missing, seed=seed)
-        tables[ds] = tab
-        title = (f"Table {TABLES[ds]}: mean seconds (wall clock, CPU) over "
+                              available=ds not in missing, seed=params["seed"])
+        wallclock[ds] = tab
+        title = (f"Table {JAB_TABLES[ds]}: mean seconds (wall clock, CPU) over "
                  f"{jab_cfg['n_trials']} trials, {DATASET_LABEL[ds]}, "
                  f"m = {jab_cfg['timing_m_ratio']:g} n; {TIMING_NOTE} "
                  "(paper's seconds: MacBook Air 2018; only ratios compare)")
-        write_csv(tab, outputs["csv"][k])
-        write_markdown(tab, outputs["md"][k], title=title, floatfmt=".3g")
-        write_provenance(outputs["csv"][k], config=_provenance_config(jab_cfg), seed=seed,
-                         inputs=list(inputs["meta"]))
+        write_csv(tab, csv)
+        write_markdown(tab, md, title=title, floatfmt=".3g")
+        write_provenance(csv, config=params, seed=params["seed"], inputs=list(meta))
     n = jab_cfg["main"]["n"]
-    text = paper_vs_ours(main, jplus, fvr if len(fvr) else None, tables,
+    text = paper_vs_ours(main, jplus, fvr if len(fvr) else None, wallclock,
                          alpha=jab_cfg["alpha"], missing=list(missing), n_loo=n,
                          m_timing=resample_size(n, jab_cfg["timing_m_ratio"]))
-    write_text(outputs["paper_vs_ours"], text)
+    write_text(paper_vs_ours_path, text)

@@ -11,16 +11,22 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..knapsack import (STRATEGIES, exhaustive, greedy_forward, majority_vote_accuracy,
-                        monte_carlo, simulated_annealing, stochastic_search, stopping_rule)
+from ..knapsack import (
+    STRATEGIES,
+    exhaustive,
+    greedy_forward,
+    majority_vote_accuracy,
+    stopping_rule,
+)
 from ..knapsack.pools import empirical_vote_accuracy
+from .names import SYNTHETIC_PREFIX
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
 _TOL = 1e-12
 
 
 def settings(cfg: dict) -> dict:
-    """The [I] switches and parameters that shape every knapsack result (for provenance)."""
+    """The [I] switches and parameters that shape every knapsack result (named in paper_vs_ours)."""
     keys = ("cost", "majority", "beta_fit", "size_estimate", "stop_rule", "tail_law", "stop_levels",
             "MAXSTEP", "sa", "stochastic_evaluate", "mc_sampler", "greedy_step",
             "exhaustive_max_n", "split")
@@ -31,9 +37,11 @@ def _even(cfg):
     return "strict" if cfg["majority"] == "strict" else "drop_min"
 
 
-def search_options(name: str, cfg: dict) -> dict:
-    """Keyword options of one search strategy from the config."""
-    base = {"even": _even(cfg), "maxstep": cfg["MAXSTEP"]}
+def search_options(name: str, cfg: dict, *, maxstep: int | None = None,
+                   sampler: str | None = None) -> dict:
+    """Keyword options of one search strategy from the config; ``maxstep`` and ``sampler``,
+    when given, replace ``MAXSTEP`` and ``mc_sampler`` (which are then not read)."""
+    base = {"even": _even(cfg), "maxstep": cfg["MAXSTEP"] if maxstep is None else maxstep}
     if name == "simulated_annealing":
         sa = cfg["sa"]
         return {**base, "init": sa["init"], "rho": sa["rho"], "accept0": sa["accept0"],
@@ -41,7 +49,7 @@ def search_options(name: str, cfg: dict) -> dict:
                 "probe_moves": sa["probe_moves"]}
     if name == "stochastic_search":
         return {**base, "evaluate": cfg["stochastic_evaluate"]}
-    return {**base, "sampler": cfg["mc_sampler"]}
+    return {**base, "sampler": cfg["mc_sampler"] if sampler is None else sampler}
 
 
 def worked_example() -> pd.DataFrame:
@@ -122,7 +130,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         plans = [("simulated_annealing", "", {}), ("stochastic_search", "", {})]
         plans += [("monte_carlo", smp, {"sampler": smp}) for smp in adv["mc_samplers"]]
         for name, sampler, extra in plans:
-            opts = {**search_options(name, cfg), **extra, "maxstep": budget}
+            opts = search_options(name, cfg, maxstep=budget, **extra)
             for k in range(adv["n_seeds"]):
                 res = STRATEGIES[name](p, t, 1.0, random_state=seed + k, **opts)
                 hit = res.trace[res.trace[:, 1] >= opt - _TOL]
@@ -298,19 +306,21 @@ def rule_diagnostics(runs: pd.DataFrame) -> pd.DataFrame:
                      on=keys, how="left")
 
 
-def select_pool(pool_name: str, cfg: dict, seed: int, inputs) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every budget of one pool: ``synthetic_n<size>`` or a UCI data set (pool + votes inputs)."""
+def select_pool(pool_name: str, cfg: dict, seed: int, pool_path=None,
+                votes_path=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every budget of one pool: ``synthetic_n<size>``, or a UCI data set's pool read from
+    ``pool_path`` (classifier table) and ``votes_path`` (test votes)."""
     from ..logs import Progress
 
     seeds = range(seed, seed + cfg["n_seeds"])
-    if pool_name.startswith("synthetic_n"):
-        size = int(pool_name[len("synthetic_n"):])
+    if pool_name.startswith(SYNTHETIC_PREFIX):
+        size = int(pool_name[len(SYNTHETIC_PREFIX):])
         syn = cfg["synthetic"]
         pool = synthetic_pool(size, syn["beta_a"], syn["beta_b"], seed + size)
         p, t, correct, budgets = pool["p"].to_numpy(), pool["cost"].to_numpy(), None, syn["budgets"]
     else:
-        pool = pd.read_csv(inputs.pool)
-        correct = pd.read_parquet(inputs.votes)[list(pool["member"])]
+        pool = pd.read_csv(pool_path)
+        correct = pd.read_parquet(votes_path)[list(pool["member"])]
         p, t, budgets = pool["p"].to_numpy(), pool_costs(pool, cfg["cost"]), cfg["budgets"]
     progress = Progress(len(budgets), f"knapsack selection {pool_name}")
     runs, traces = [], []
@@ -340,40 +350,48 @@ def cost_model_check(pool_paths) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def write_summary(cfg: dict, seed: int, inputs, outputs) -> None:
-    """Summary, savings and cost-model tables (CSV + Markdown), figures and paper_vs_ours.md."""
-    from ..io import write_csv, write_markdown, write_text
-    from ..provenance import write_provenance
-    from . import knapsack_plots as kp
-
-    runs = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in inputs.runs],
+def read_runs(paths) -> pd.DataFrame:
+    """The selection runs of every pool (``knapsack_select`` outputs) as one table."""
+    runs = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in paths],
                      ignore_index=True)
     runs["variant"] = runs["variant"].fillna("")
+    return runs
+
+
+def summary_tables(runs: pd.DataFrame, pool_paths) -> dict[str, pd.DataFrame]:
+    """The summary tables, keyed like :data:`~.names.KNAPSACK_TABLES` (which names their files
+    and titles): strategies, stopping savings, STOP levels, threshold check, cost model."""
     summary, savings = summarize(runs), stopping_savings(runs)
-    levels, check = stopping_levels(savings, summary), rule_diagnostics(runs)
-    tables = [(summary, outputs.summary, outputs.summary_md, "Selection strategies: mean over seeds"),
-              (savings, outputs.savings, outputs.savings_md, "Evaluations saved by the stopping rule"),
-              (levels, outputs.levels, outputs.levels_md,
-               "Stopping rule: evaluations saved vs accuracy lost per STOP level"),
-              (check, outputs.rule_check, outputs.rule_check_md,
-               "Stopping threshold vs greedy start and optimum")]
-    tables.append((cost_model_check(inputs.pools), outputs.costs, outputs.costs_md,
-                   "FLOP cost model vs measured training time"))
-    for table, csv, md, title in tables:
-        write_csv(table, csv)
-        write_markdown(table, md, title=title)
-        write_provenance(csv, config=settings(cfg), seed=seed)
-    for runs_path, traces_path, pdf, png in zip(inputs.runs, inputs.traces, outputs.convergence_pdf,
-                                                 outputs.convergence_png):
-        pool_runs = pd.read_csv(runs_path, keep_default_na=False, na_values=[""])
+    return {"summary": summary, "savings": savings,
+            "levels": stopping_levels(savings, summary), "rule_check": rule_diagnostics(runs),
+            "costs": cost_model_check(pool_paths)}
+
+
+def write_summary_figures(runs: pd.DataFrame, savings: pd.DataFrame, cfg: dict, *,
+                          convergence, savings_figure, empirical_figure) -> None:
+    """Convergence figure of each pool (``convergence``: (runs csv, traces parquet, pdf, png)
+    per pool), stopping savings at the primary STOP level and model vs empirical accuracy
+    (``savings_figure`` and ``empirical_figure``: (pdf, png))."""
+    from . import knapsack_plots as kp
+
+    for runs_path, traces_path, pdf, png in convergence:
+        pool_runs = read_runs([runs_path])
         kp.convergence_figure(pd.read_parquet(traces_path), pool_runs, pool_runs["pool"].iloc[0],
                               cfg["MAXSTEP"], pdf, png)
     primary = rule_variants(cfg)[1:2]
-    kp.savings_figure(savings[savings["rule"].isin(primary)], outputs.savings_pdf, outputs.savings_png)
-    kp.model_vs_empirical_figure(runs[runs["strategy"] != "exhaustive"], outputs.empirical_pdf,
-                                 outputs.empirical_png)
-    worked = pd.read_csv(inputs.worked)
-    rates = pd.read_csv(inputs.rates, keep_default_na=False, na_values=[""])
+    kp.savings_figure(savings[savings["rule"].isin(primary)], *savings_figure)
+    kp.model_vs_empirical_figure(runs[runs["strategy"] != "exhaustive"], *empirical_figure)
+
+
+def paper_vs_ours_text(worked_path, rates_path, tables: dict[str, pd.DataFrame],
+                       cfg: dict) -> str:
+    """Markdown of the paper's claims next to ours, from the worked example and adversarial
+    tables (``knapsack_examples`` outputs) and :func:`summary_tables`."""
+    from . import knapsack_plots as kp
+
+    worked = pd.read_csv(worked_path)
+    rates = pd.read_csv(rates_path, keep_default_na=False, na_values=[""])
     rates["sampler"] = rates["sampler"].fillna("")
-    write_text(outputs.paper_vs_ours, kp.paper_vs_ours(worked, rates, summary, savings, levels, check,
-                                                       primary[0] if primary else None, settings(cfg)))
+    primary = rule_variants(cfg)[1:2]
+    return kp.paper_vs_ours(worked, rates, tables["summary"], tables["savings"], tables["levels"],
+                            tables["rule_check"], primary[0] if primary else None, settings(cfg))

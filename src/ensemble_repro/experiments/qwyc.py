@@ -3,29 +3,28 @@
 ``model_job``: data split, GBT learning-rate search on a validation carve-out, the final
 T-tree GBT and its score matrices, smaller fully-evaluated ensembles. ``sweep_job``: one
 early-stopping method (QWYC* / Algorithm-2 thresholds on a fixed ordering / Fan et al.) over
-its alpha or gamma grid. ``timing_job``: deployment timing at matched differences (Tables
-2-4 style). ``paper_vs_ours``: the paper's claims next to the measured numbers. Every row
-carries the [I] switches that produced it.
+its alpha or gamma grid. ``sensitivity_job``: the same with one [I] switch changed.
+``timing_job``: deployment timing at matched differences (Tables 2-4 style). Every row
+carries the [I] switches that produced it. Figures, tables and the paper's claims:
+:mod:`.qwyc_report`.
 """
 
 from __future__ import annotations
 
-import math
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
-from ..data import load
 from ..logs import Progress, get_logger
-from ..qwyc import FanEarlyStopping, QuitWhenYouCan, evaluate_cascade, flatten_model
+from ..qwyc import FanEarlyStopping, QuitWhenYouCan, flatten_model
 from ..qwyc.cascade import partial_sums
 from ..qwyc.estimators import BUDGET_RULES
 from ..qwyc.timing import CascadeTimer, never_stop
-from ..qwyc.trees import FlatForest, sequential_sum
+from ..qwyc.trees import FlatForest, sequential_sum, split_gain
+from .names import FAN_STAR, QWYC_STAR, TIMING_METHODS
 
 log = get_logger("qwyc")
 
@@ -49,31 +48,28 @@ def switches(q: dict) -> dict:
             "gbt_min_samples_leaf": q["gbt"]["min_samples_leaf"]}
 
 
-def method_names(q: dict) -> list[str]:
-    return [f"qwyc_{o}" for o in ["joint"] + list(q["orderings"])] + \
-        [f"fan_{o}" for o in q["fan"]["orderings"]]
-
-
 # ------------------------------------------------------------------ data and GBT
-def _split(dataset: str, q: dict, seed: int, results_dir: str):
-    """Train/test arrays (Adult: the standard split; Nomao: random 80/20, then the
-    ``nomao_n_features`` features with the largest GBT gain on the training split)."""
+def _read_prepared(path) -> tuple[pd.DataFrame, pd.Series]:
+    df = pd.read_parquet(path)
+    return df.drop(columns="target"), df["target"]
+
+
+def _split(dataset: str, q: dict, seed: int, tables: dict):
+    """Train/test arrays from the prepared tables (``tables``: prepared name -> parquet path).
+    Adult: the standard split; Nomao: random 80/20, then the ``nomao_n_features`` features
+    with the largest total split gain of a GBT fitted on the training split."""
     if dataset == "adult":
-        Xtr, ytr = load("adult_train", results_dir)
-        Xte, yte = load("adult_test", results_dir)
+        Xtr, ytr = _read_prepared(tables["adult_train"])
+        Xte, yte = _read_prepared(tables["adult_test"])
         return Xtr.to_numpy(float), ytr.to_numpy(int), Xte.to_numpy(float), yte.to_numpy(int), list(Xtr.columns)
-    X, y = load("nomao", results_dir)
+    X, y = _read_prepared(tables["nomao"])
     rng = np.random.default_rng([seed, 1])
     perm = rng.permutation(len(y))
     n_test = round(q["nomao_test_fraction"] * len(y))
     te, tr = perm[:n_test], perm[n_test:]
     Xa, ya = X.to_numpy(float), y.to_numpy(int)
     gbt = _gbt(q, dataset, q["gbt"]["learning_rates"][0], seed, n_estimators=q["gbt"]["importance_trees"])
-    gbt.fit(Xa[tr], ya[tr])
-    gain = np.zeros(Xa.shape[1])
-    for (pred,) in gbt._predictors:
-        nd = pred.nodes[~pred.nodes["is_leaf"].astype(bool)]
-        np.add.at(gain, nd["feature_idx"], nd["gain"])
+    gain = split_gain(gbt.fit(Xa[tr], ya[tr]))
     keep = np.sort(np.argsort(-gain, kind="stable")[:q["nomao_n_features"]])
     log.info("nomao: kept features %s (largest total split gain)", list(X.columns[keep]))
     return Xa[tr][:, keep], ya[tr], Xa[te][:, keep], ya[te], list(X.columns[keep])
@@ -93,19 +89,21 @@ def _log_loss(y, margin):
     return float(np.mean(np.logaddexp(0, margin) - y * margin))
 
 
-def model_job(dataset: str, q: dict, seed: int, results_dir: str = "results"):
+def model_job(dataset: str, q: dict, seed: int, tables: dict):
     """Returns ``(search, smaller, arrays)``: the validation search table, the smaller-ensemble
     table and the arrays the sweeps need (score matrices, labels, flattened forest, X_test).
 
-    GBT fits use one thread so results do not depend on the machine's core count."""
+    ``tables`` maps the data set's prepared tables (``data.prepared_names_for``) to their
+    parquet paths. GBT fits use one thread so results do not depend on the machine's core
+    count."""
     with threadpool_limits(1):
-        return _model_job(dataset, q, seed, results_dir)
+        return _model_job(dataset, q, seed, tables)
 
 
-def _model_job(dataset, q, seed, results_dir):
+def _model_job(dataset, q, seed, tables):
     g = q["gbt"]
     T = g["n_estimators"]
-    Xtr, ytr, Xte, yte, features = _split(dataset, q, seed, results_dir)
+    Xtr, ytr, Xte, yte, features = _split(dataset, q, seed, tables)
     perm = np.random.default_rng([seed, 2]).permutation(len(ytr))
     n_val = round(g["validation_fraction"] * len(ytr))
     va, fi = perm[:n_val], perm[n_val:]
@@ -174,7 +172,7 @@ def _estimator(method: str, value: float, q: dict, rep: int, seed: int, F, base)
                               tie_break=q["tie_break"], random_state=rs)
     fan = q["fan"]
     if ordering == "joint":  # Fan's rule on the QWYC* ordering fitted with alpha = 0
-        ordering = _estimator("qwyc_joint", 0.0, q, rep, seed, F, base).fit_scores(base, F).order_
+        ordering = _estimator(QWYC_STAR, 0.0, q, rep, seed, F, base).fit_scores(base, F).order_
     return FanEarlyStopping(value, n_bins=fan["n_bins"], ordering=ordering,
                             bin_kind=fan["bin_kind"], stats_on_survivors=fan["stats_on_survivors"],
                             min_bin_count=fan["min_bin_count"], bin_score=fan["score"],
@@ -231,7 +229,7 @@ SENSITIVITY = {**{f"fit_on_{v}": {"fit_on": v} for v in ("train", "validation")}
                **{f"budget_rule_{v}": {"budget_rule": v} for v in BUDGET_RULES}}
 #: Methods re-run in a sensitivity setting: QWYC*, Algorithm-2 thresholds on the natural
 #: order, and Fan* (only when the setting changes what Fan depends on, i.e. ``fit_on``).
-SENSITIVITY_METHODS = ("qwyc_joint", "qwyc_natural", "fan_individual_mse")
+SENSITIVITY_METHODS = (QWYC_STAR, "qwyc_natural", FAN_STAR)
 
 
 def sensitivity_config(q: dict, setting: str) -> dict:
@@ -270,7 +268,7 @@ def timing_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) -
         T = forest.n_trees
         cascades = {("full", "", np.nan, 0.0): never_stop(T, q["decision_threshold"])}
         for target in q["timing"]["target_differences"]:
-            for method in ("fan_individual_mse", "qwyc_joint"):
+            for method in TIMING_METHODS:
                 pt = _pick(sweeps[sweeps.method == method], 100 * target)
                 est = _estimator(method, pt.value, q, 0, seed, F, base).fit_scores(base, F)
                 cascades[(method, pt.param, pt.value, target)] = est.cascade_
@@ -293,161 +291,14 @@ def timing_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) -
         full_t = out.loc[out.method == "full", "per_example_mean_seconds"].iloc[0]
         # ratios of measured times (io.drop_timing treats speedup* columns as run-dependent)
         out["speedup_vs_full"] = full_t / out.per_example_mean_seconds
-        fan_t = out[out.method == "fan_individual_mse"].set_index("target_differences_pct").per_example_mean_seconds
+        fan_t = out[out.method == FAN_STAR].set_index("target_differences_pct").per_example_mean_seconds
         out["speedup_vs_fan"] = [
-            fan_t[r.target_differences_pct] / r.per_example_mean_seconds if r.method == "qwyc_joint"
+            fan_t[r.target_differences_pct] / r.per_example_mean_seconds if r.method == QWYC_STAR
             else np.nan for r in out.itertuples()]
         return out
 
 
-# ------------------------------------------------------------------ figures and claims
-def plot_figure1(points: pd.DataFrame, smaller: pd.DataFrame, dataset: str, pdf, png) -> None:
-    """Figure 1: test accuracy and % classification differences vs mean # base models."""
-    from ..plotting import paper_style, save_figure
-    import matplotlib.pyplot as plt
-
-    paper_style()
-    fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.9))
-    curves = [(m, g) for m, g in points.groupby("method", sort=False)] + \
-             [(m, g) for m, g in smaller.groupby("method", sort=False)]
-    colors = {"joint": "k", "natural": "tab:blue", "random": "tab:orange",
-              "individual_mse": "tab:green", "greedy_mse": "tab:purple",
-              "same_lr": "tab:brown", "tuned_lr": "tab:gray"}
-    for method, g in curves:
-        g = g.sort_values("test_mean_evaluated")
-        family, variant = method.split("_", 1)
-        star = method in ("qwyc_joint", "fan_individual_mse")
-        st = dict(color=colors[variant], lw=1.8 if star else 0.9,
-                  ls={"qwyc": "-", "fan": "--", "smaller": ":"}[family],
-                  marker={"qwyc": "o", "fan": "s", "smaller": "^"}[family], ms=3.5 if star else 2.5)
-        for ax, col in zip(axes, ("test_accuracy", "test_differences_pct")):
-            ax.plot(g.test_mean_evaluated, g[col], label=LABELS[method], **st)
-    axes[0].axhline(float(points.full_test_accuracy.iloc[0]), color="grey", lw=0.6)
-    for ax, yl in zip(axes, ("test accuracy", "% classification differences\nfrom the full ensemble")):
-        ax.set_xscale("log")
-        ax.set_xlabel("mean # base models evaluated (test)")
-        ax.set_ylabel(yl)
-        ax.grid(alpha=0.3, lw=0.4)
-    axes[0].set_title(f"{dataset}: accuracy")
-    axes[1].set_title(f"{dataset}: differences")
-    axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
-    fig.tight_layout()
-    save_figure(fig, pdf, png)
-
-
-def plot_sensitivity(points: pd.DataFrame, sensitivity: pd.DataFrame, dataset: str, q: dict,
-                     pdf, png) -> None:
-    """Main setting vs sensitivity settings for QWYC*, natural order and Fan*. Left: % test
-    differences vs mean # models (Figure 1, right panel); right: % differences on the fitting
-    set vs on test (points above the diagonal: thresholds over-fitted to the fitting set)."""
-    from ..plotting import paper_style, save_figure
-    import matplotlib.pyplot as plt
-
-    paper_style()
-    main = f"fit_on={q['fit_on']}, budget={q['budget_rule']} (main)"
-    parts = [points[points.method.isin(SENSITIVITY_METHODS)].assign(setting=main)]
-    parts += [g.assign(setting=", ".join(f"{k}={v}" for k, v in SENSITIVITY[s].items()))
-              for s, g in sensitivity.groupby("setting", sort=False)]
-    colors = {"qwyc_joint": "k", "qwyc_natural": "tab:blue", "fan_individual_mse": "tab:green"}
-    styles = ["-", "--", ":", "-."]
-    legend_in = 0.14 * math.ceil(len(parts) * len(colors) / 2) + 0.1  # legend below, 2 columns
-    height = 2.9 + legend_in
-    fig, axes = plt.subplots(1, 2, figsize=(7.0, height))
-    hi = 0.0
-    for i, part in enumerate(parts):
-        for method, g in part.groupby("method", sort=False):
-            g = g.sort_values("test_mean_evaluated")
-            st = dict(color=colors[method], ls=styles[i % len(styles)], lw=1.2, ms=3,
-                      marker="o" if i == 0 else "x", label=f"{LABELS[method]}; {g.setting.iloc[0]}")
-            axes[0].plot(g.test_mean_evaluated, g.test_differences_pct, **st)
-            axes[1].plot(g.fit_differences_pct, g.test_differences_pct, **st)
-            hi = max(hi, g.fit_differences_pct.max(), g.test_differences_pct.max())
-    axes[1].plot([0, hi], [0, hi], color="grey", lw=0.6)
-    axes[0].set_xscale("log")
-    axes[0].set_xlabel("mean # base models evaluated (test)")
-    axes[1].set_xlabel("% differences on the fitting set")
-    for ax in axes:
-        ax.set_ylabel("% test differences\nfrom the full ensemble")
-        ax.grid(alpha=0.3, lw=0.4)
-    axes[0].set_title(f"{dataset}: trade-off")
-    axes[1].set_title(f"{dataset}: fitting set vs test")
-    fig.tight_layout()
-    fig.subplots_adjust(bottom=(0.5 + legend_in) / height)
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, frameon=False,
-               fontsize="x-small")
-    save_figure(fig, pdf, png)
-
-
-def frontier(points: pd.DataFrame, method: str, target_pct: float) -> float:
-    """Fewest mean models evaluated among a method's points with test differences <= target."""
-    p = points[(points.method == method) & (points.test_differences_pct <= target_pct + 1e-12)]
-    return float(p.test_mean_evaluated.min()) if len(p) else np.nan
-
-
-def _frontier_rows(ds: str, p: pd.DataFrame, q: dict, note: str = "") -> list[dict]:
-    """Claims on mean models evaluated at matched test differences, for one data set's points
-    (``note`` names a sensitivity setting)."""
-    rows, T = [], q["gbt"]["n_estimators"]
-    for target in [100 * t for t in q["timing"]["target_differences"]]:
-        nq = frontier(p, "qwyc_joint", target)
-        rows.append({"dataset": ds, "claim": f"QWYC* evaluates 2x-4x fewer base models than "
-                     f"the full ensemble (T={T}) at small differences (<= {target:g}% on test){note}",
-                     "paper": "2x-4x",
-                     "ours": f"{T / nq:.2f}x ({nq:.1f} models)" if nq == nq else "no QWYC* point that low",
-                     "holds": bool(nq == nq and T / nq >= 2)})
-        for m in [m for m in p.method.unique() if m != "qwyc_joint"]:
-            no = frontier(p, m, target)
-            rows.append({"dataset": ds, "claim": f"QWYC* needs fewer models than {LABELS[m]} "
-                         f"at <= {target:g}% test differences{note}", "paper": "QWYC* better",
-                         "ours": f"{nq:.1f} vs {no:.1f}",
-                         "holds": bool(nq == nq and (no != no or nq < no))})
-    return rows
-
-
-def paper_vs_ours(points: pd.DataFrame, smaller: pd.DataFrame, timing: pd.DataFrame,
-                  q: dict, sensitivity: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Each claim of the paper next to the measured number and whether it holds; the
-    frontier claims are repeated for every sensitivity setting in ``sensitivity``."""
-    rows = []
-    for ds, p in points.groupby("dataset", sort=False):
-        rows += _frontier_rows(ds, p, q)
-        if sensitivity is not None:
-            for setting, ps in sensitivity[sensitivity.dataset == ds].groupby("setting", sort=False):
-                rows += _frontier_rows(ds, ps, sensitivity_config(q, setting), f" [{setting}]")
-        s = smaller[(smaller.dataset == ds) & (smaller.method == "smaller_same_lr")].sort_values("n_trees")
-        f = p[p.method == "fan_individual_mse"]
-        if ds == "adult" and len(s) and len(f):
-            acc_small = np.interp(f.test_mean_evaluated, s.n_trees, s.test_accuracy)
-            below = int(np.sum(f.test_accuracy.to_numpy() < acc_small))
-            rows.append({"dataset": ds, "claim": "Fan* has lower test accuracy than smaller GBT "
-                         "ensembles with as many trees (Adult)", "paper": "Fan* below",
-                         "ours": f"{below}/{len(f)} Fan* points below the smaller-ensemble curve",
-                         "holds": bool(below > len(f) / 2)})
-    fan = timing[timing.method == "fan_individual_mse"].set_index(["dataset", "target_differences_pct"])
-    for r in timing[timing.method == "qwyc_joint"].itertuples():
-        fan_pct = fan.test_differences_pct[(r.dataset, r.target_differences_pct)]
-        rows.append({"dataset": r.dataset, "claim": f"QWYC* is faster per example than Fan* "
-                     f"(timing at ~{r.target_differences_pct:g}% differences: the closest sweep "
-                     "points; ~ = QWYC* within 1.5x of the target)",
-                     "paper": "~1.5x (abstract); 1.8x-4x (Tables 2-4)",
-                     "ours": f"{r.speedup_vs_fan:.2f}x vs Fan*, {r.speedup_vs_full:.2f}x vs full "
-                     f"(QWYC* at {r.test_differences_pct:.2f}%, Fan* at {fan_pct:.2f}% differences)",
-                     "holds": bool(r.speedup_vs_fan > 1 and
-                                   r.test_differences_pct <= 1.5 * r.target_differences_pct)})
-    return pd.DataFrame(rows)
-
-
-# ------------------------------------------------------------------ output helpers
-def write_table(df: pd.DataFrame, csv, md, title: str, q: dict, seed: int, inputs=()) -> None:
-    """CSV + Markdown + provenance sidecar (with the ``qwyc:`` config, [I] switches included)."""
-    from ..io import write_csv, write_markdown
-    from ..provenance import write_provenance
-
-    write_csv(df, csv)
-    write_markdown(df, md, title=title)
-    write_provenance(csv, config={"qwyc": q}, seed=seed, inputs=inputs)
-
-
+# ------------------------------------------------------------------ arrays
 def save_arrays(arrays: dict, path) -> None:
     from ..io import atomic_path
 
@@ -459,16 +310,3 @@ def save_arrays(arrays: dict, path) -> None:
 def load_arrays(path) -> dict:
     with np.load(path) as z:
         return {k: z[k] for k in z.files}
-
-
-def write_paper_vs_ours(table: pd.DataFrame, path, q: dict) -> None:
-    from ..io import markdown_table, write_text
-
-    head = ("# Quit When You Can (Wang, Gupta & You 2018): paper vs ours\n\n"
-            "Measured on the test split; models counted per example (unit costs). Settings: "
-            + ", ".join(f"{k}={v}" for k, v in switches(q).items())
-            + f"; T={q['gbt']['n_estimators']}, alpha grid {q['alpha_grid']}, "
-            f"gamma grid {q['fan']['gamma_grid']}. Rows marked [setting] repeat a claim with "
-            f"one switch changed (sensitivity settings {q['sensitivity']}). Timing rows depend "
-            "on the machine.\n\n")
-    write_text(path, head + markdown_table(table))

@@ -1,0 +1,91 @@
+"""Names shared by the workflow rules and the experiment modules, defined once.
+
+Paper figure and table ids, method lists and output names: the rules (``workflow/rules/*.smk``)
+import them to build their job lists and output paths, the experiment modules to label what
+they write. Kept free of numeric imports so that parsing the workflow stays fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..config import ConfigError
+
+# ---------------------------------------------------------------- J+aB (Kim, Xu & Barber 2020)
+#: Paper figure numbers: (grid, aggregation, metric) -> figure id.
+JAB_FIGURES = {
+    ("main", "mean", "coverage"): "1", ("main", "mean", "mean_width"): "2",
+    ("main", "median", "coverage"): "S1", ("main", "median", "mean_width"): "S2",
+    ("main", "trimmed_mean", "coverage"): "S3", ("main", "trimmed_mean", "mean_width"): "S4",
+    ("fixed_vs_random", "mean", "coverage"): "S5", ("fixed_vs_random", "mean", "mean_width"): "S6",
+    ("fixed_vs_random", "median", "coverage"): "S7",
+    ("fixed_vs_random", "median", "mean_width"): "S8",
+    ("fixed_vs_random", "trimmed_mean", "coverage"): "S9",
+    ("fixed_vs_random", "trimmed_mean", "mean_width"): "S10",
+}
+#: Paper tables: data set -> table id (wall clock, Tables S1-S3).
+JAB_TABLES = {"meps": "S1", "blog": "S2", "communities": "S3"}
+
+
+def jab_figure_ids(aggregations, fixed_vs_random: bool) -> list[str]:
+    """Ids of the figures a J+aB run draws: the configured aggregations' figures, and the
+    fixed-vs-random ones (S5-S10) only when that grid runs; in the paper's order."""
+    grids = ("main", "fixed_vs_random") if fixed_vs_random else ("main",)
+    return [fid for (grid, agg, _), fid in JAB_FIGURES.items()
+            if grid in grids and agg in aggregations]
+
+
+def jab_figure_name(fid: str) -> str:
+    """File stem of a J+aB figure (``figure_<id>``, written as .pdf and .png)."""
+    return f"figure_{fid}"
+
+
+def jab_table_name(dataset: str) -> str:
+    """File stem of a J+aB wall-clock table (``table_<id>_<data set>``, .csv and .md)."""
+    return f"table_{JAB_TABLES[dataset]}_{dataset}"
+
+
+# ---------------------------------------------------------------- QWYC (Wang, Gupta & You 2018)
+#: QWYC* (joint ordering and thresholds, Algorithm 1) and Fan* (Fan et al. on the
+#: individual-MSE ordering): the two methods of the timing table and the paper's claims.
+QWYC_STAR = "qwyc_joint"
+FAN_STAR = "fan_individual_mse"
+#: Methods timed against the full ensemble (Tables 2-4 style).
+TIMING_METHODS = (FAN_STAR, QWYC_STAR)
+
+
+def qwyc_method_names(q: Mapping[str, Any]) -> list[str]:
+    """Sweep methods of a ``qwyc:`` config section: QWYC*, QWYC thresholds on each fixed
+    ordering, Fan on each of its orderings."""
+    return ([f"qwyc_{o}" for o in ["joint"] + list(q["orderings"])]
+            + [f"fan_{o}" for o in q["fan"]["orderings"]])
+
+
+def check_qwyc_methods(q: Mapping[str, Any], source: str = "the config file") -> None:
+    """Raise :class:`~ensemble_repro.config.ConfigError` unless the sweeps include Fan*.
+
+    The timing table and the paper-vs-ours claims compare QWYC* with Fan*, so
+    ``qwyc.fan.orderings`` must list ``individual_mse`` (QWYC* always runs).
+    """
+    if FAN_STAR not in qwyc_method_names(q):
+        raise ConfigError(
+            "Invalid configuration:\n  - config value qwyc.fan.orderings = "
+            f"{list(q['fan']['orderings'])!r} lacks individual_mse: Fan* (Fan et al. on the "
+            "individual-MSE ordering) is the baseline of the QWYC timing table and claims. "
+            f"Add individual_mse to qwyc.fan.orderings in {source}.")
+
+
+# ---------------------------------------------------------------- knapsack (Hajdu et al. 2020)
+#: Pool names of the synthetic Beta pools: ``synthetic_n<size>``.
+SYNTHETIC_PREFIX = "synthetic_n"
+#: Tables of the knapsack summary: name -> (file stem, Markdown title). Each is written as
+#: <stem>.csv (with a provenance sidecar) and <stem>.md.
+KNAPSACK_TABLES = {
+    "summary": ("selection_summary", "Selection strategies: mean over seeds"),
+    "savings": ("stopping_savings", "Evaluations saved by the stopping rule"),
+    "levels": ("stopping_levels",
+               "Stopping rule: evaluations saved vs accuracy lost per STOP level"),
+    "rule_check": ("stopping_rule_check", "Stopping threshold vs greedy start and optimum"),
+    "costs": ("cost_model", "FLOP cost model vs measured training time"),
+}
