@@ -24,9 +24,7 @@ rule jab_claims:
     log:
         "results/logs/claims/jab.log",
     params:
-        cfg=config_params(
-            "seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"
-        ),
+        cfg=rule_params("jab_claims"),
         missing=JAB_MISSING,
         config_files=CONFIG_FILES,
     threads: 1
@@ -52,9 +50,7 @@ rule qwyc_claims:
     log:
         "results/logs/claims/qwyc.log",
     params:
-        cfg=config_params(
-            "qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"
-        ),
+        cfg=rule_params("qwyc_claims"),
         config_files=CONFIG_FILES,
     threads: 1
     resources:
@@ -78,8 +74,7 @@ rule knapsack_claims:
     log:
         "results/logs/claims/knapsack.log",
     params:
-        cfg=config_params("knapsack.datasets", "knapsack.mc_sampler", "knapsack.stop_rule",
-                          "knapsack.stop_levels"),
+        cfg=rule_params("knapsack_claims"),
         config_files=CONFIG_FILES,
     threads: 1
     resources:

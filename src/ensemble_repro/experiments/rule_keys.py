@@ -93,6 +93,11 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
     "knapsack_pool": _KN_POOL,
     "knapsack_select": _KN_SELECT,
     "knapsack_summary": _union(_KN_POOL, _KN_SELECT),
+    # verdicts (ensemble_repro.claims): what the evaluators read beyond their input tables
+    "jab_claims": ("seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
+    "qwyc_claims": ("qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"),
+    "knapsack_claims": ("knapsack.datasets", "knapsack.mc_sampler", "knapsack.stop_rule",
+                        "knapsack.stop_levels"),
     "paper_vs_ours": (),
     "results_index": (),
 }
@@ -107,7 +112,8 @@ DAG_KEYS = ("experiments.jab", "experiments.qwyc", "experiments.knapsack", "data
 
 #: Rules with params derived from the job list (J+aB figure ids and missing data sets, the
 #: papers run, the output catalogue of the results index): a DAG key may change them.
-DAG_PARAM_RULES = ("jab_figures", "jab_tables", "paper_vs_ours", "results_index")
+DAG_PARAM_RULES = ("jab_figures", "jab_tables", "jab_claims", "qwyc_claims", "knapsack_claims",
+                   "paper_vs_ours", "results_index")
 
 #: How raw files are fetched. Every file is checked against its pinned sha256, so these
 #: change no result and rerun nothing; the fetch jobs read them from the environment
