@@ -55,7 +55,7 @@ rule jab_main_cell:
         "results/benchmarks/jab/main/{jab_data}_{jab_learner}_m{jab_m}.tsv"
     params:
         cfg=rule_params("jab_main_cell"),
-    threads: 2  # J+aB and J+ensemble fit their models in parallel workers
+    threads: 2  # trials side by side in 2 worker processes; each method is timed alone
     resources:
         mem_mb=2000,
         runtime=lambda wc: {"ridge": 30, "rf": 240, "nn": 1440}[wc.jab_learner],

@@ -3,9 +3,10 @@ of the Snakemake report says which figure it is and what it shows)."""
 
 from __future__ import annotations
 
-from ..experiments.jab_report import AGG_LABEL, FIGURES
+from ..experiments.jab_report import AGG_LABEL
+from ..experiments.names import JAB_FIGURES
 
-_JAB_BY_ID = {fid: key for key, fid in FIGURES.items()}
+_JAB_BY_ID = {fid: key for key, fid in JAB_FIGURES.items()}
 
 
 def jab_figure_labels(figure_id: str, fmt: str) -> dict[str, str]:

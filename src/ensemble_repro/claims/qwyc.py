@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..experiments.qwyc import LABELS, frontier
+from ..experiments.qwyc import LABELS
+from ..experiments.qwyc_report import frontier
 from .rules import LEVEL, band_verdict, robust_to, wilson
 from .table import claim_row, untestable
 

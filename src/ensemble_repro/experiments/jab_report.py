@@ -100,7 +100,11 @@ def grid_figure(df: pd.DataFrame, *, metric: str, aggregation: str, methods, dat
             if metric == "coverage":
                 ax.axhline(1 - alpha, color="black", lw=0.8)
     handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_STYLE[m], alpha=0.6) for m in methods]
-    fig.legend(handles, list(methods), loc="lower center", ncol=len(methods), frameon=False)
+    labels = list(methods)
+    if metric == "coverage":
+        handles.append(plt.Line2D([], [], color="black", lw=0.8))
+        labels.append(f"target 1 - alpha = {1 - alpha:g}")
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.04, 1, 0.97))
     return fig

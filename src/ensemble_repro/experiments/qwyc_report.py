@@ -39,7 +39,8 @@ def plot_figure1(points: pd.DataFrame, smaller: pd.DataFrame, dataset: str, pdf,
                   marker={"qwyc": "o", "fan": "s", "smaller": "^"}[family], ms=3.5 if star else 2.5)
         for ax, col in zip(axes, ("test_accuracy", "test_differences_pct")):
             ax.plot(g.test_mean_evaluated, g[col], label=LABELS[method], **st)
-    axes[0].axhline(float(points.full_test_accuracy.iloc[0]), color="grey", lw=0.6)
+    axes[0].axhline(float(points.full_test_accuracy.iloc[0]), color="grey", lw=0.6,
+                    label="full ensemble")
     for ax, yl in zip(axes, ("test accuracy", "% classification differences\nfrom the full ensemble")):
         ax.set_xscale("log")
         ax.set_xlabel("mean # base models evaluated (test)")
@@ -47,7 +48,11 @@ def plot_figure1(points: pd.DataFrame, smaller: pd.DataFrame, dataset: str, pdf,
         ax.grid(alpha=0.3, lw=0.4)
     axes[0].set_title(f"{dataset}: accuracy")
     axes[1].set_title(f"{dataset}: differences")
-    axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    handles, labels = axes[1].get_legend_handles_labels()
+    handles += axes[0].get_legend_handles_labels()[0][-1:]  # the full ensemble's accuracy line
+    labels += ["full ensemble (accuracy)"]
+    axes[1].legend(handles, labels, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    fig.suptitle(f"Wang, Gupta & You (2018), Figure 1: {dataset}")
     fig.tight_layout()
     save_figure(fig, pdf, png)
 
@@ -68,7 +73,7 @@ def plot_sensitivity(points: pd.DataFrame, sensitivity: pd.DataFrame, dataset: s
               for s, g in sensitivity.groupby("setting", sort=False)]
     colors = {QWYC_STAR: "k", "qwyc_natural": "tab:blue", FAN_STAR: "tab:green"}
     styles = ["-", "--", ":", "-."]
-    legend_in = 0.14 * math.ceil(len(parts) * len(colors) / 2) + 0.1  # legend below, 2 columns
+    legend_in = 0.14 * math.ceil((len(parts) * len(colors) + 1) / 2) + 0.1  # legend below, 2 cols
     height = 2.9 + legend_in
     fig, axes = plt.subplots(1, 2, figsize=(7.0, height))
     hi = 0.0
@@ -80,7 +85,7 @@ def plot_sensitivity(points: pd.DataFrame, sensitivity: pd.DataFrame, dataset: s
             axes[0].plot(g.test_mean_evaluated, g.test_differences_pct, **st)
             axes[1].plot(g.fit_differences_pct, g.test_differences_pct, **st)
             hi = max(hi, g.fit_differences_pct.max(), g.test_differences_pct.max())
-    axes[1].plot([0, hi], [0, hi], color="grey", lw=0.6)
+    diagonal = axes[1].plot([0, hi], [0, hi], color="grey", lw=0.6)[0]
     axes[0].set_xscale("log")
     axes[0].set_xlabel("mean # base models evaluated (test)")
     axes[1].set_xlabel("% differences on the fitting set")
@@ -89,10 +94,12 @@ def plot_sensitivity(points: pd.DataFrame, sensitivity: pd.DataFrame, dataset: s
         ax.grid(alpha=0.3, lw=0.4)
     axes[0].set_title(f"{dataset}: trade-off")
     axes[1].set_title(f"{dataset}: fitting set vs test")
+    fig.suptitle(f"Wang, Gupta & You (2018), Figure 1 under inferred-setting changes: {dataset}")
     fig.tight_layout()
     fig.subplots_adjust(bottom=(0.5 + legend_in) / height)
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, frameon=False,
-               fontsize="x-small")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles + [diagonal], labels + ["fitting set = test (right)"], loc="lower center",
+               ncol=2, frameon=False, fontsize="x-small")
     save_figure(fig, pdf, png)
 
 
