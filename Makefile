@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 
 export ENSEMBLE_REPRO_MIRROR := $(MIRROR)
 
-.PHONY: reproduce report test lint dry-run clean-results
+.PHONY: reproduce report test lint dry-run estimate clean-results
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ lint: $(STAMP)
 
 dry-run: $(STAMP)
 	$(BIN)/snakemake -n --configfile $(CONFIG)
+
+## Estimated jobs, CPU-hours and wall time of CONFIG on CORES cores and on SLURM (runs nothing).
+estimate: $(STAMP)
+	$(BIN)/python -m ensemble_repro.estimate --config $(CONFIG) --cores $(CORES)
 
 clean-results:
 	rm -rf results

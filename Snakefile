@@ -26,3 +26,7 @@ include: "workflow/rules/jab.smk"
 include: "workflow/rules/qwyc.smk"
 include: "workflow/rules/knapsack.smk"
 include: "workflow/rules/report.smk"
+
+
+# Cost estimate (and, on SLURM, the cluster check) before any job: workflow/rules/common.smk.
+start_of_run()

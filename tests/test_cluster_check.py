@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from ensemble_repro.cluster import (ClusterError, Partition, Request, check_cluster, job_cores,
-                                    parse_sinfo, parse_time, unsatisfiable)
+from ensemble_repro.cluster import (
+    ClusterError,
+    Partition,
+    Request,
+    check_cluster,
+    job_cores,
+    parse_sinfo,
+    parse_time,
+    unsatisfiable,
+)
 
 # `sinfo -h -o '%P|%c|%m|%l'` of a cluster with two node sets in `short` (default) and a
 # partition with a time limit

@@ -121,3 +121,84 @@ def output_catalogue():
             caption = rep.caption.get_path_or_uri(secret_free=True) if rep and rep.caption else None
             rows.append({"rule": r.name, "pattern": str(f), "caption": caption, "doc": r.docstring})
     return rows
+
+
+# ---- cost estimate and cluster check at start (ensemble_repro.estimate, ensemble_repro.cluster)
+# start_of_run() is called at the end of the Snakefile, once every rule is defined. Only the
+# Snakemake process the user started runs it: a cluster job re-parsing the Snakefile
+# (`--target-jobs` on its command line) skips it.
+
+
+def _executor_name():
+    """The executor of this run ("local", "slurm", ...). Snakemake sets workflow.executor_plugin
+    only after parsing the Snakefile, so read the name the API call parsing it was given."""
+    import sys
+
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == "execute_workflow" and "executor" in frame.f_locals:
+            return str(frame.f_locals["executor"] or "local")
+        frame = frame.f_back
+    return "local"
+
+
+def _cluster_requests(jobs, cores):
+    """What every job, and every SLURM job bundling a group's jobs, asks of a node."""
+    from snakemake.io import Namedlist, Wildcards
+
+    from ensemble_repro.cluster import Request
+
+    out, groups = [], {}
+    for j in jobs:
+        if j.rule == "all" or j.rule in workflow._localrules:
+            continue
+        spec = workflow.get_rule(j.rule)
+        res = spec.expand_resources(Wildcards(fromdict=j.wildcards), Namedlist(), 1)
+        req = Request(j.rule, min(res["_cores"], cores), res.get("mem_mb"), res.get("runtime"))
+        out.append(req)
+        group = workflow.group_settings.overwrite_groups.get(j.rule, spec.group)
+        if group:
+            groups.setdefault(group, []).append(req)
+    components = workflow.group_settings.group_components
+    for group, reqs in groups.items():  # k components side by side, up to `cores` CPUs
+        k = int(components.get(group, 1))
+        top = sorted(reqs, key=lambda r: -r.cpus)[:k]
+        out.append(Request(f"{group} (group of {', '.join(sorted({r.rule for r in reqs}))})",
+                           min(cores, sum(r.cpus for r in top)),
+                           max((r.mem_mb or 0) for r in reqs) or None))
+    return out
+
+
+def start_of_run():
+    """Check the SLURM cluster (when the run uses it), then log the cost estimate."""
+    import sys
+    from pathlib import Path
+
+    from ensemble_repro import cluster, estimate
+
+    if "--target-jobs" in sys.argv:
+        return
+    cores = workflow.resource_settings.cores or 1
+    units = estimate.UnitCosts()
+    if _executor_name() == "slurm":
+        explicit = any(a == "--cores" or a.startswith("--cores=")
+                       or (a.startswith("-c") and not a.startswith("--")) for a in sys.argv[1:])
+        jobs = estimate.jobs(config, DATA.available, units)
+        try:
+            part, per_job = cluster.check_cluster(lambda c: _cluster_requests(jobs, c), cores,
+                                                  cores_explicit=explicit)
+        except cluster.ClusterError as err:
+            raise WorkflowError(str(err)) from None
+        if per_job < cores:
+            logger.info(f"per-job cores lowered from {cores} to {per_job}: the nodes of "
+                        f"partition {part.name} have {part.cpus} CPUs")
+            workflow.global_resources["_cores"] = per_job
+    root = Path(workflow.main_snakefile).parent
+    slurm = estimate.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
+    try:
+        costs = estimate.estimate(config, cores, DATA.available, units, slurm)
+    except KeyError as err:  # a unit cost missing: say so, but never stop the run for it
+        logger.warning(f"cost estimate unavailable: {err}")
+        return
+    for line in estimate.summary_lines(costs, _config_source(), cores):
+        logger.info(line)
