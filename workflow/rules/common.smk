@@ -131,20 +131,22 @@ def output_catalogue():
 
 def _executor_name():
     """The executor of this run ("local", "slurm", ...). Snakemake sets workflow.executor_plugin
-    only after parsing the Snakefile, so read the name the API call parsing it was given."""
+    only after parsing the Snakefile, so read the parsed command line (profiles applied) of the
+    `snakemake` call that is parsing it (snakemake.cli.args_to_api)."""
     import sys
 
     frame = sys._getframe()
     while frame is not None:
-        if frame.f_code.co_name == "execute_workflow" and "executor" in frame.f_locals:
-            return str(frame.f_locals["executor"] or "local")
+        args = frame.f_locals.get("args")
+        if frame.f_code.co_name == "args_to_api" and hasattr(args, "executor"):
+            return str(args.executor or "local")
         frame = frame.f_back
     return "local"
 
 
 def _cluster_requests(jobs, cores):
     """What every job, and every SLURM job bundling a group's jobs, asks of a node."""
-    from snakemake.io import Namedlist, Wildcards
+    from snakemake.iocontainers import InputFiles, Wildcards
 
     from ensemble_repro.cluster import Request
 
@@ -153,7 +155,7 @@ def _cluster_requests(jobs, cores):
         if j.rule == "all" or j.rule in workflow._localrules:
             continue
         spec = workflow.get_rule(j.rule)
-        res = spec.expand_resources(Wildcards(fromdict=j.wildcards), Namedlist(), 1)
+        res = spec.expand_resources(Wildcards(fromdict=j.wildcards), InputFiles(), 1)
         req = Request(j.rule, min(res["_cores"], cores), res.get("mem_mb"), res.get("runtime"))
         out.append(req)
         group = workflow.group_settings.overwrite_groups.get(j.rule, spec.group)
