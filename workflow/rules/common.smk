@@ -151,9 +151,8 @@ def _cluster_requests(jobs, cores):
     from ensemble_repro.cluster import Request
 
     out, groups = [], {}
-    for j in jobs:
-        if j.rule == "all" or j.rule in workflow._localrules:
-            continue
+    local = {"all", *workflow._localrules}  # never submitted
+    for j in [j for j in jobs if j.rule not in local]:
         spec = workflow.get_rule(j.rule)
         res = spec.expand_resources(Wildcards(fromdict=j.wildcards), InputFiles(), 1)
         req = Request(j.rule, min(res["_cores"], cores), res.get("mem_mb"), res.get("runtime"))
