@@ -13,8 +13,9 @@ not. Sections (the units of ensemble_repro.estimate, whose docstring gives the m
   collector / figure job (``light_job``); a J+aB cell's fixed cost (``jab_start``: kernels
   loaded, fit workers started);
 - rows: rows of every prepared data set;
-- knapsack: a pool build per row of each UCI set of config/quick.yaml; one selection per
-  energy evaluation; the adversarial example per Monte Carlo draw;
+- knapsack: a pool build per row of each UCI set of config/quick.yaml; a selection per energy
+  evaluation and pool member (on a synthetic pool of 50); the UCI pool size; the adversarial
+  example per Monte Carlo draw;
 - qwyc: the GBT model job per tree x row; one sweep per method kind per unit of
   ``estimate.qwyc_sweep_work``; the timing job per run x row x tree;
 - jab: one fit of each learner on a bootstrap sample of m rows of Communities and Blog at
@@ -151,7 +152,7 @@ def qwyc_units(results, quick, repeats):
 
 def knapsack_units(results, quick, repeats):
     from ensemble_repro.experiments import knapsack as kx
-    from ensemble_repro.knapsack.pools import build_pool
+    from ensemble_repro.knapsack.pools import build_pool, classifier_pool
 
     rows = []
     quick = quick["knapsack"]
@@ -165,7 +166,8 @@ def knapsack_units(results, quick, repeats):
             secs, _ = cpu(build_pool, X, y, seed=0)
             rows.append(("knapsack_pool", name, 0, secs / len(y)))
         secs, _ = cpu(kx.select_pool, "synthetic_n50", cfg, 0, None)
-        rows.append(("knapsack_eval", "", 0, secs / est.knapsack_evaluations(cfg, 2)))
+        rows.append(("knapsack_eval", "", 0, secs / est.knapsack_evaluations(cfg, 2) / 50))
+        rows.append(("pool_size", "uci", 0, float(len(classifier_pool(0)))))
         secs, _ = cpu(kx.adversarial, cfg, 0)
         rows.append(("knapsack_mc_draw", "", 0, secs / est.knapsack_draws(cfg)))
     print(rows, flush=True)

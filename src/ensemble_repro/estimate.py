@@ -26,7 +26,8 @@ Model (every job is one rule job of the Snakemake DAG, the same jobs ``snakemake
   timing = runs x rows x T.
 - **Knapsack**: pool build = rows x seconds per row; selection = energy evaluations
   (budgets x searches x stopping variants x seeds x MAXSTEP, an upper bound: stopped runs end
-  earlier); examples = Monte Carlo draws of the adversarial pool.
+  earlier) x pool size (an evaluation scores a subset of the pool); examples = Monte Carlo
+  draws of the adversarial pool.
 - **Wall time on c cores**: list scheduling of the DAG (a job starts when its inputs are done
   and min(threads, c) cores are free; among ready jobs the longest first), a job's duration
   its CPU time / min(threads, c) (the J+aB workers scale; nothing else is threaded).
@@ -340,12 +341,13 @@ def _knapsack_jobs(k, available, units, start, light, out):
                  * units.get("knapsack_pool", d),
                  needs=(f"prepare:{d}",), group="knapsack_grid", wildcards={"kn_data": d})
              for d in data]
+    uci = units.get("pool_size", "uci")
     select = [Job("knapsack_select", d, "knapsack",
-                  start + knapsack_evaluations(k, len(k["budgets"])) * eval_cpu,
+                  start + knapsack_evaluations(k, len(k["budgets"])) * uci * eval_cpu,
                   needs=(f"knapsack_pool:{d}",), group="knapsack_grid",
                   wildcards={"kn_pool": d}) for d in data]
     select += [Job("knapsack_select", f"synthetic_n{n}", "knapsack",
-                   start + knapsack_evaluations(k, len(k["synthetic"]["budgets"])) * eval_cpu,
+                   start + knapsack_evaluations(k, len(k["synthetic"]["budgets"])) * n * eval_cpu,
                    group="knapsack_grid", wildcards={"kn_pool": f"synthetic_n{n}"})
                for n in k["synthetic"]["sizes"]]
     out += [examples, *pools, *select]
