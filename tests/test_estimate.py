@@ -154,3 +154,14 @@ def test_cli_prints_table(capsys):
     out = capsys.readouterr().out
     assert "| paper | jobs | CPU-hours | wall on 2 cores | wall on SLURM |" in out
     assert re.search(r"^\| total \| 42 \|", out, re.MULTILINE)
+
+
+def test_cli_bad_input_names_it(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        est.main(["--config", str(tmp_path / "none.yaml")])
+    assert f"--config {tmp_path / 'none.yaml'}: No such file or directory" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(CONFIGS["smoke"].read_text().replace("alpha: 0.1", "alpha: 1.5"))
+    schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    assert est.main(["--config", str(bad), "--schema", str(schema)]) == 2
+    assert "config value jab.alpha = 1.5 is invalid" in capsys.readouterr().err

@@ -546,11 +546,24 @@ def main(argv=None) -> int:
                     help="SLURM profile for the cluster column ('' to leave it out)")
     ap.add_argument("--meps", action="store_true", help="count MEPS (its file is staged)")
     ap.add_argument("--unit-costs", default=None, help="unit-cost CSV (default: the package's)")
+    ap.add_argument("--schema", default="workflow/schemas/config.schema.yaml",
+                    help="config schema checked first (skipped when the file is absent)")
     args = ap.parse_args(argv)
     if args.cores < 1:
         ap.error(f"--cores must be at least 1, got {args.cores}")
-    with open(args.config) as fh:
-        config = yaml.safe_load(fh)
+    try:
+        with open(args.config) as fh:
+            config = yaml.safe_load(fh)
+    except OSError as err:
+        ap.error(f"--config {args.config}: {err.strerror}")
+    if Path(args.schema).is_file():
+        from .config import ConfigError, validate_config
+
+        try:
+            validate_config(config, args.schema, source=args.config)
+        except ConfigError as err:
+            print(err, file=sys.stderr)
+            return 2
     profile = load_profile(args.slurm_profile) if args.slurm_profile else None
     costs = estimate(config, args.cores, default_available(config, args.meps),
                      UnitCosts(args.unit_costs), profile)
