@@ -201,5 +201,8 @@ def start_of_run():
     except KeyError as err:  # a unit cost missing: say so, but never stop the run for it
         logger.warning(f"cost estimate unavailable: {err}")
         return
-    for line in estimate.summary_lines(costs, _config_source(), cores):
+    files = [Path(f) for f in workflow.overwrite_configfiles or workflow.configfiles]
+    source = ", ".join(str(f.relative_to(root)) if f.is_relative_to(root) else str(f)
+                       for f in files) or "config/config.yaml"
+    for line in estimate.summary_lines(costs, source, cores):
         logger.info(line)
