@@ -84,10 +84,12 @@ def start_units(results, quick, repeats):
     wrapper = "import snakemake.script;"  # every script rule job loads it first
     start = (wrapper + "import ensemble_repro.experiments.jab, ensemble_repro.experiments.qwyc, "
              "ensemble_repro.experiments.knapsack, ensemble_repro.io")
-    light = (wrapper + "import pandas as pd, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt;"
+    light = (wrapper + "import pandas as pd, matplotlib; matplotlib.use('Agg');"
+             "import matplotlib.pyplot as plt;"
              "import ensemble_repro.io, ensemble_repro.plotting;"
              "df = pd.DataFrame({'x': range(1000), 'y': range(1000)});"
-             "fig, ax = plt.subplots(); ax.plot(df.x, df.y); fig.savefig('/dev/null', format='png')")
+             "fig, ax = plt.subplots(); ax.plot(df.x, df.y);"
+             "fig.savefig('/dev/null', format='png')")
     cfg = {"alpha": 0.1, "trial_seed_base": 1, "max_test_points": 10, "n_trials": 1,
            "aggregations": ["mean"], "main": {"n": 4, "n_resamples": 2}}
     jab = (wrapper + "from ensemble_repro.experiments import jab;"

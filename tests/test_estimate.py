@@ -110,7 +110,8 @@ def test_wall_time_schedules_the_dag(units):
     else, collectors after both."""
     jobs = est.jobs(toy_config(), ["communities"], units)
     by = {j.name: j for j in jobs}
-    main, jplus = by["jab_main_cell:communities/ridge/m0.5"].cpu, by["jab_jplus_cell:communities/ridge"].cpu
+    main = by["jab_main_cell:communities/ridge/m0.5"].cpu
+    jplus = by["jab_jplus_cell:communities/ridge"].cpu
     # both fetch jobs side by side (2 s), prepare (2 s); main (2 threads, cpu/2) and J+
     # (1 thread) cannot overlap on 2 cores; then collect (2 s), figures and tables side by side
     # (2 s), paper_vs_ours, results_index (2 s each)
@@ -159,7 +160,8 @@ def test_cli_prints_table(capsys):
 def test_cli_bad_input_names_it(tmp_path, capsys):
     with pytest.raises(SystemExit):
         est.main(["--config", str(tmp_path / "none.yaml")])
-    assert f"--config {tmp_path / 'none.yaml'}: No such file or directory" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"--config {tmp_path / 'none.yaml'}: No such file or directory" in err
     bad = tmp_path / "bad.yaml"
     bad.write_text(CONFIGS["smoke"].read_text().replace("alpha: 0.1", "alpha: 1.5"))
     schema = REPO / "workflow" / "schemas" / "config.schema.yaml"

@@ -214,7 +214,8 @@ def check_cluster(requests: Callable[[int], Iterable[Request]], cores: int,
 
     Examples
     --------
-    >>> canned = {"sinfo": "debug*|2|3900|infinite\\n", "scontrol": "ClusterName = ensemblerepro\\n"}
+    >>> canned = {"sinfo": "debug*|2|3900|infinite\\n",
+    ...           "scontrol": "ClusterName = ensemblerepro\\n"}
     >>> run = lambda cmd: canned[cmd[0]]
     >>> check_cluster(lambda c: [Request("fit", min(4, c))], 8, env={}, run=run)[1]
     2

@@ -22,7 +22,8 @@ Model (every job is one rule job of the Snakemake DAG, the same jobs ``snakemake
   a cell once models are non-trivial).
 - **QWYC**: model job = GBT tree-rows (learning rates x T + the Nomao importance GBT) x rows;
   sweeps = grid points x random orders x rows x T (x T again for QWYC* and the greedy-MSE
-  order, which score every remaining tree at every step); sensitivity = the sweeps it reruns;
+  order, which score every remaining tree at every step; measured at the configs' T = 500,
+  since the real growth is slower than T^2); sensitivity = the sweeps it reruns;
   timing = runs x rows x T.
 - **Knapsack**: pool build = rows x seconds per row; selection = energy evaluations
   (budgets x searches x stopping variants x seeds x MAXSTEP, an upper bound: stopped runs end
@@ -225,7 +226,8 @@ def knapsack_evaluations(k: dict, n_budgets: int) -> int:
 def knapsack_draws(k: dict) -> int:
     """Search runs x evaluations of the adversarial example (SA, stochastic, each MC sampler)."""
     adv = k["adversarial"]
-    return len(adv["sizes"]) * (2 + len(adv["mc_samplers"])) * adv["n_seeds"] * max(adv["checkpoints"])
+    runs = len(adv["sizes"]) * (2 + len(adv["mc_samplers"])) * adv["n_seeds"]
+    return runs * max(adv["checkpoints"])
 
 
 # ---------------------------------------------------------------- the jobs of a run
@@ -308,7 +310,8 @@ def _qwyc_jobs(q, available, units, start, light, out):
                       needs=(model.name,), group="qwyc_grid", wildcards={**wc, "qwyc_method": m})
                   for m in qwyc_methods(q)]
         sens = [Job("qwyc_sensitivity", f"{d}/{s}", "qwyc", start + sum(
-                    qwyc_sweep_work(m, q, rows) * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}")
+                    qwyc_sweep_work(m, q, rows)
+                    * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}")
                     for m in sensitivity_methods(s)), needs=(model.name,), group="qwyc_grid",
                     wildcards={**wc, "qwyc_setting": s})
                 for s in q["sensitivity"]]

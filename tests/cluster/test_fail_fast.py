@@ -19,7 +19,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
-from workflow_helpers import SMOKE, SNAKEFILE, workflow_env  # noqa: E402
+from workflow_helpers import SMOKE, SNAKEFILE, workflow_env
 
 pytestmark = pytest.mark.cluster
 
@@ -34,7 +34,7 @@ def node_cpus() -> int:
         pytest.skip("local SLURM needs root (tests/cluster/start_local_slurm.sh)")
     env = {**os.environ, "SLURM_SKIP_INSTALL": os.environ.get("SLURM_SKIP_INSTALL", "1")}
     proc = subprocess.run(["bash", str(START_SCRIPT)], env=env, capture_output=True, text=True,
-                          timeout=900)
+                          check=False, timeout=900)
     if proc.returncode != 0:
         pytest.skip(f"local SLURM not available: {proc.stderr.strip()[-300:]}")
     out = subprocess.run(["sinfo", "-h", "-o", "%c"], capture_output=True, text=True,
@@ -50,7 +50,7 @@ def slurm_run(workdir: Path, *args: str) -> subprocess.CompletedProcess:
         env.pop(var, None)  # the local test cluster: the profile's fallbacks are allowed
     workdir.mkdir(parents=True, exist_ok=True)
     return subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=300)
+                          text=True, check=False, timeout=300)
 
 
 def submitted(workdir: Path) -> list[Path]:
