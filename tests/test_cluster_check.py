@@ -54,6 +54,14 @@ def test_every_unsatisfiable_request_named_with_fix():
     assert "--set-resources slow:runtime=120" in msgs[2]
 
 
+def test_group_bundle_too_wide_names_the_group_options():
+    msgs = unsatisfiable([Request("data", 5, 1000, group=True)], parse_sinfo(LOCAL)[0])
+    assert msgs == [("group data asks 5 CPUs (its jobs side by side); partition 'debug' has "
+                     "nodes of at most 2 CPUs and 3900 MB, no time limit. Lower the per-job cap "
+                     "with the profile's `cores` (--cores 2) or bundle fewer jobs "
+                     "(--group-components data=1).")]
+
+
 def test_small_nodes_lower_default_per_job_cores():
     """The data group asked 5 CPUs (cap 8) of a 2-CPU node and waited forever: with the
     profile's cores the per-job cap becomes the node's 2 CPUs, and nothing is reported."""
@@ -61,7 +69,7 @@ def test_small_nodes_lower_default_per_job_cores():
 
     def requests(cores):
         seen.append(cores)
-        return [Request("data (group of fetch, prepare)", min(5, cores))]
+        return [Request("data", min(5, cores), group=True)]
 
     part, cores = check_cluster(requests, 8, env={}, run=runner(LOCAL))
     assert (part.name, cores, seen) == ("debug", 2, [2])

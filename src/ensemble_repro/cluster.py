@@ -41,12 +41,14 @@ class Partition:
 
 @dataclass(frozen=True)
 class Request:
-    """What one job (or SLURM group job) asks: CPUs, memory (MB), runtime (minutes)."""
+    """What one job asks: CPUs, memory (MB), runtime (minutes); ``rule`` names a group when
+    ``group`` (a SLURM job bundling that group's jobs side by side)."""
 
     rule: str
     cpus: int
     mem_mb: float | None = None
     runtime: float | None = None
+    group: bool = False
 
 
 def parse_time(text: str) -> float | None:
@@ -163,12 +165,16 @@ def unsatisfiable(requests: Iterable[Request], partition: Partition) -> list[str
         w = worst.get(r.rule)
         worst[r.rule] = r if w is None else Request(
             r.rule, max(r.cpus, w.cpus), max(r.mem_mb or 0, w.mem_mb or 0) or None,
-            max(r.runtime or 0, w.runtime or 0) or None)
+            max(r.runtime or 0, w.runtime or 0) or None, r.group)
     p, msgs = partition, []
     limit = "no time limit" if p.time_limit is None else f"a time limit of {p.time_limit:g} min"
     has = f"partition {p.name!r} has nodes of at most {p.cpus} CPUs and {p.mem_mb} MB, {limit}"
     for rule, r in worst.items():
-        if r.cpus > p.cpus:
+        if r.cpus > p.cpus and r.group:
+            msgs.append(f"group {rule} asks {r.cpus} CPUs (its jobs side by side); {has}. "
+                        f"Lower the per-job cap with the profile's `cores` (--cores {p.cpus}) "
+                        f"or bundle fewer jobs (--group-components {rule}=1).")
+        elif r.cpus > p.cpus:
             msgs.append(f"rule {rule} asks {r.cpus} CPUs; {has}. Lower it with --set-threads "
                         f"{rule}={p.cpus}, or the per-job cap with the profile's `cores` "
                         f"(--cores {p.cpus}).")

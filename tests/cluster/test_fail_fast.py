@@ -66,6 +66,9 @@ def test_job_asking_more_cpus_than_the_node_stops_before_submission(tmp_path, no
     assert (f"rule jab_main_cell asks {asked} CPUs; partition 'debug' has nodes of at most "
             f"{node_cpus} CPUs") in proc.stdout
     assert f"--set-threads jab_main_cell={node_cpus}" in proc.stdout
+    # the data stage's group job (5 fetch + 4 prepare jobs side by side): the job that sat
+    # PENDING forever on a 2-CPU node
+    assert f"group data asks {asked} CPUs (its jobs side by side)" in proc.stdout
     assert "Traceback" not in proc.stdout
     assert submitted(tmp_path) == []
 

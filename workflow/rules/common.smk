@@ -129,22 +129,22 @@ def output_catalogue():
 # (`--target-jobs` on its command line) skips it.
 
 
-def _executor_name():
-    """The executor of this run ("local", "slurm", ...). Snakemake sets workflow.executor_plugin
-    only after parsing the Snakefile, so read the parsed command line (profiles applied) of the
-    `snakemake` call that is parsing it (snakemake.cli.args_to_api)."""
+def _cli_args():
+    """The parsed command line (profiles applied) of the `snakemake` call parsing this file
+    (snakemake.cli.args_to_api), or None. Snakemake sets the executor and the group settings on
+    the workflow only after parsing the Snakefile."""
     import sys
 
     frame = sys._getframe()
     while frame is not None:
         args = frame.f_locals.get("args")
         if frame.f_code.co_name == "args_to_api" and hasattr(args, "executor"):
-            return str(args.executor or "local")
+            return args
         frame = frame.f_back
-    return "local"
+    return None
 
 
-def _cluster_requests(jobs, cores):
+def _cluster_requests(jobs, cores, args):
     """What every job, and every SLURM job bundling a group's jobs, asks of a node."""
     from snakemake.iocontainers import InputFiles, Wildcards
 
@@ -157,16 +157,16 @@ def _cluster_requests(jobs, cores):
         res = spec.expand_resources(Wildcards(fromdict=j.wildcards), InputFiles(), 1)
         req = Request(j.rule, min(res["_cores"], cores), res.get("mem_mb"), res.get("runtime"))
         out.append(req)
-        group = workflow.group_settings.overwrite_groups.get(j.rule, spec.group)
+        # the rule's own group (Rule.group answers None until the executor is set)
+        group = args.groups.get(j.rule, spec._group)
         if group:
             groups.setdefault(group, []).append(req)
-    components = workflow.group_settings.group_components
+    components = args.group_components
     for group, reqs in groups.items():  # k components side by side, up to `cores` CPUs
         k = int(components.get(group, 1))
         top = sorted(reqs, key=lambda r: -r.cpus)[:k]
-        out.append(Request(f"{group} (group of {', '.join(sorted({r.rule for r in reqs}))})",
-                           min(cores, sum(r.cpus for r in top)),
-                           max((r.mem_mb or 0) for r in reqs) or None))
+        out.append(Request(group, min(cores, sum(r.cpus for r in top)),
+                           max((r.mem_mb or 0) for r in reqs) or None, group=True))
     return out
 
 
@@ -181,13 +181,14 @@ def start_of_run():
         return
     cores = workflow.resource_settings.cores or 1
     units = estimate.UnitCosts()
-    if _executor_name() == "slurm":
+    args = _cli_args()
+    if args is not None and args.executor == "slurm":
         explicit = any(a == "--cores" or a.startswith("--cores=")
                        or (a.startswith("-c") and not a.startswith("--")) for a in sys.argv[1:])
         jobs = estimate.jobs(config, DATA.available, units)
         try:
-            part, per_job = cluster.check_cluster(lambda c: _cluster_requests(jobs, c), cores,
-                                                  cores_explicit=explicit)
+            part, per_job = cluster.check_cluster(
+                lambda c: _cluster_requests(jobs, c, args), cores, cores_explicit=explicit)
         except cluster.ClusterError as err:
             raise WorkflowError(str(err)) from None
         if per_job < cores:
