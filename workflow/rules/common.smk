@@ -199,7 +199,7 @@ def start_of_run():
     slurm = estimate.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
     try:
         costs = estimate.estimate(config, cores, DATA.available, units, slurm)
-    except KeyError as err:  # a unit cost missing: say so, but never stop the run for it
+    except (KeyError, ValueError) as err:  # a unit cost missing: say so, never stop the run
         logger.warning(f"cost estimate unavailable: {err}")
         return
     files = [Path(f) for f in workflow.overwrite_configfiles or workflow.configfiles]
