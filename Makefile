@@ -14,7 +14,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 export ENSEMBLE_REPRO_MIRROR := $(MIRROR)
 
-.PHONY: reproduce report test unit lint format check-config dry-run clean-results
+.PHONY: reproduce report test unit lint format check-config dry-run estimate clean-results jab qwyc knapsack figures data
 
 $(STAMP): pyproject.toml
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
@@ -31,6 +31,11 @@ $(LINT_STAMP): $(STAMP)
 ## Run the whole pipeline, then build the HTML report.
 reproduce: check-config
 	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --workflow-profile workflow/profiles/default
+	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
+
+## One paper's outputs, every figure, or the prepared data sets (then the report).
+jab qwyc knapsack figures data: check-config
+	$(BIN)/snakemake --cores $(CORES) $@ --configfile $(CONFIG) --workflow-profile workflow/profiles/default
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
 report: $(STAMP)
@@ -62,6 +67,10 @@ format: $(LINT_STAMP)
 
 dry-run: $(STAMP)
 	$(BIN)/snakemake -n --configfile $(CONFIG)
+
+## Estimated jobs, CPU-hours and wall time of CONFIG on CORES cores and on SLURM (runs nothing).
+estimate: $(STAMP)
+	$(BIN)/python -m ensemble_repro.estimate --config $(CONFIG) --cores $(CORES)
 
 clean-results:
 	rm -rf results

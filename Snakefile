@@ -45,7 +45,7 @@ include: "workflow/rules/claims.smk"
 include: "workflow/rules/report.smk"
 
 
-# Targets by paper (`snakemake --cores N jab`, `make jab`): each paper's final outputs.
+# Targets by paper (`snakemake --cores N jab`, `make jab CONFIG=...`): each paper's final outputs.
 rule jab:
     input:
         jab_targets(),
@@ -77,3 +77,6 @@ localrules:
 
 
 check_targets(TARGET_RULES)
+
+# Cost estimate (and, on SLURM, the cluster check) before any job: workflow/rules/common.smk.
+start_of_run()

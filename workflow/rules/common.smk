@@ -185,3 +185,89 @@ def output_catalogue():
             caption = rep.caption.get_path_or_uri(secret_free=True) if rep and rep.caption else None
             rows.append({"rule": r.name, "pattern": str(f), "caption": caption, "doc": r.docstring})
     return rows
+
+
+# ---- cost estimate and cluster check at start (ensemble_repro.estimate, ensemble_repro.cluster)
+# start_of_run() is called at the end of the Snakefile, once every rule is defined. Only the
+# Snakemake process the user started runs it: a cluster job re-parsing the Snakefile
+# (`--target-jobs` on its command line) skips it.
+
+
+def _cli_args():
+    """The parsed command line (profiles applied) of the `snakemake` call parsing this file
+    (snakemake.cli.args_to_api), or None. Snakemake sets the executor and the group settings on
+    the workflow only after parsing the Snakefile."""
+    import sys
+
+    frame = sys._getframe()
+    while frame is not None:
+        args = frame.f_locals.get("args")
+        if frame.f_code.co_name == "args_to_api" and hasattr(args, "executor"):
+            return args
+        frame = frame.f_back
+    return None
+
+
+def _cluster_requests(jobs, cores, args):
+    """What every job, and every SLURM job bundling a group's jobs, asks of a node."""
+    from snakemake.iocontainers import InputFiles, Wildcards
+
+    from ensemble_repro.cluster import Request
+
+    out, groups = [], {}
+    local = {"all", *workflow._localrules}  # never submitted
+    for j in [j for j in jobs if j.rule not in local]:
+        spec = workflow.get_rule(j.rule)
+        res = spec.expand_resources(Wildcards(fromdict=j.wildcards), InputFiles(), 1)
+        req = Request(j.rule, min(res["_cores"], cores), res.get("mem_mb"), res.get("runtime"))
+        out.append(req)
+        # the rule's own group (Rule.group answers None until the executor is set)
+        group = args.groups.get(j.rule, spec._group)
+        if group:
+            groups.setdefault(group, []).append(req)
+    components = args.group_components
+    for group, reqs in groups.items():  # k components side by side, up to `cores` CPUs
+        k = int(components.get(group, 1))
+        top = sorted(reqs, key=lambda r: -r.cpus)[:k]
+        out.append(Request(group, min(cores, sum(r.cpus for r in top)),
+                           max((r.mem_mb or 0) for r in reqs) or None, group=True))
+    return out
+
+
+def start_of_run():
+    """Check the SLURM cluster (when the run uses it), then log the cost estimate."""
+    import sys
+    from pathlib import Path
+
+    from ensemble_repro import cluster, estimate
+
+    if "--target-jobs" in sys.argv:
+        return
+    cores = workflow.resource_settings.cores or 1
+    units = estimate.UnitCosts()
+    args = _cli_args()
+    if args is not None and args.executor == "slurm":
+        explicit = any(a == "--cores" or a.startswith("--cores=")
+                       or (a.startswith("-c") and not a.startswith("--")) for a in sys.argv[1:])
+        jobs = estimate.jobs(config, DATA.available, units)
+        try:
+            part, per_job = cluster.check_cluster(
+                lambda c: _cluster_requests(jobs, c, args), cores, cores_explicit=explicit)
+        except cluster.ClusterError as err:
+            raise WorkflowError(str(err)) from None
+        if per_job < cores:
+            logger.info(f"per-job cores lowered from {cores} to {per_job}: the nodes of "
+                        f"partition {part.name} have {part.cpus} CPUs")
+            workflow.global_resources["_cores"] = per_job
+    root = Path(workflow.main_snakefile).parent
+    slurm = estimate.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
+    try:
+        costs = estimate.estimate(config, cores, DATA.available, units, slurm)
+    except (KeyError, ValueError) as err:  # a unit cost missing: say so, never stop the run
+        logger.warning(f"cost estimate unavailable: {err}")
+        return
+    files = [Path(f) for f in workflow.overwrite_configfiles or workflow.configfiles]
+    source = ", ".join(str(f.relative_to(root)) if f.is_relative_to(root) else str(f)
+                       for f in files) or "config/config.yaml"
+    for line in estimate.summary_lines(costs, source, cores):
+        logger.info(line)

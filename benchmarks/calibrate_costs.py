@@ -1,0 +1,246 @@
+"""Measure the unit costs of ensemble_repro.estimate and write src/ensemble_repro/unit_costs.csv.
+
+Usage (from the repository root; fetches and prepares every mirrored data set into a work
+directory first; ~15 CPU-minutes in all, most of it the MLP fits on Blog):
+    PYTHONPATH=src ENSEMBLE_REPRO_MIRROR=../shared/data python benchmarks/calibrate_costs.py \
+        [--out src/ensemble_repro/unit_costs.csv] [--repeats 3] [--only start,rows,...]
+``--only`` re-measures some sections and keeps the other rows of ``--out``.
+
+Every number is CPU time (``time.process_time``; of child processes via ``getrusage``), with
+one BLAS / OpenMP thread, so it holds on a machine loaded by other work, where wall times do
+not. Sections (the units of ensemble_repro.estimate, whose docstring gives the model):
+- start: a fresh process importing the experiment modules (``job_start``, every job); a
+  collector / figure job (``light_job``); a J+aB cell's fixed cost (``jab_start``: kernels
+  loaded, fit workers started);
+- rows: rows of every prepared data set;
+- knapsack: a pool build per row of each UCI set of config/quick.yaml; a selection per energy
+  evaluation and pool member (on a synthetic pool of 50); the UCI pool size; the adversarial
+  example per Monte Carlo draw;
+- qwyc: at the T of config/quick.yaml, the GBT model job per tree x row; one sweep per method
+  kind per unit of ``estimate.qwyc_sweep_work``; the timing job per run x row x tree;
+- jab: one fit of each learner on a bootstrap sample of m rows of Communities and Blog at
+  m = 8, 40, 200 (the estimate interpolates log-log), and one model's prediction per row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from datetime import UTC, datetime
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from ensemble_repro import estimate as est
+from ensemble_repro.data import DATASETS, fetch_raw, load, prepare
+from ensemble_repro.data.preflight import DataPlan
+
+JAB_SIZES = {"ridge": (8, 40, 200), "rf": (8, 40, 200), "nn": (8, 40, 200)}
+JAB_DATASETS = ("communities", "blog")
+QWYC_DATASETS = {"adult": ("adult_train", "adult_test"), "nomao": ("nomao",)}
+
+
+def cpu(fn, *args, **kwargs):
+    """(CPU seconds of this process, result) of one call."""
+    t0 = time.process_time()
+    out = fn(*args, **kwargs)
+    return time.process_time() - t0, out
+
+
+def stage(names, results, data_cfg):
+    """Fetch (from the mirror) and prepare the named data sets into ``results``/data."""
+    raw_dir = os.path.join(results, "raw")
+    for name in names:
+        paths = DataPlan.raw_paths(name, raw_dir)
+        for path in paths:
+            if not os.path.exists(path):
+                group, filename = path.split(os.sep)[-2:]
+                fetch_raw(group, filename, data_cfg, path)
+        out = os.path.join(results, "data", name)
+        if not os.path.exists(out + ".parquet"):
+            prepare(name, paths, out + ".parquet", out + ".json")
+
+
+def child_cpu(code: str, repeats: int) -> float:
+    """Mean CPU seconds of a fresh Python process running ``code`` (its workers included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for _ in range(repeats):
+        subprocess.run([sys.executable, "-c", code], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) / repeats
+
+
+def start_units(results, quick, repeats):
+    """Fixed costs of a job: start-up; a collector / figure job; a J+aB cell's start-up (kernels
+    loaded, fit workers started: ``run_job`` on a 4-point J+ cell)."""
+    wrapper = "import snakemake.script;"  # every script rule job loads it first
+    start = (wrapper + "import ensemble_repro.experiments.jab, ensemble_repro.experiments.qwyc, "
+             "ensemble_repro.experiments.knapsack, ensemble_repro.io")
+    light = (wrapper + "import pandas as pd, matplotlib; matplotlib.use('Agg');"
+             "import matplotlib.pyplot as plt;"
+             "import ensemble_repro.io, ensemble_repro.plotting;"
+             "df = pd.DataFrame({'x': range(1000), 'y': range(1000)});"
+             "fig, ax = plt.subplots(); ax.plot(df.x, df.y);"
+             "fig.savefig('/dev/null', format='png')")
+    cfg = {"alpha": 0.1, "trial_seed_base": 1, "max_test_points": 10, "n_trials": 1,
+           "aggregations": ["mean"], "main": {"n": 4, "n_resamples": 2}}
+    jab = (wrapper + "from ensemble_repro.experiments import jab;"
+           f"jab.run_job('jplus', {os.path.join(results, 'data', 'communities.parquet')!r}, "
+           f"dataset='communities', learner='ridge', jab_cfg={cfg!r}, seed=0, n_jobs=2)")
+    return [("job_start", "", 0, child_cpu(start, repeats)),
+            ("light_job", "", 0, child_cpu(light, repeats)),
+            ("jab_start", "", 0, child_cpu(jab, repeats))]
+
+
+def jab_units(results, quick, repeats):
+    from ensemble_repro.learners import make_learner
+
+    rows = []
+    for name in JAB_DATASETS:
+        X, y = load(name, results)
+        X, y = X.to_numpy(float), y.to_numpy(float)
+        rng = np.random.default_rng(0)
+        for learner, sizes in JAB_SIZES.items():
+            models = []
+            for m in sizes:
+                secs = 0.0
+                for r in range(repeats):
+                    idx = rng.integers(0, len(y), size=m)
+                    est = make_learner(learner, random_state=r)
+                    s, model = cpu(est.fit, X[idx], y[idx])
+                    secs += s
+                    models.append(model)
+                rows.append(("jab_fit", f"{name}/{learner}", m, secs / repeats))
+            test = X[rng.integers(0, len(y), size=2000)]
+            secs = sum(cpu(m.predict, test)[0] for m in models)
+            rows.append(("jab_predict", f"{name}/{learner}", 0, secs / len(models) / len(test)))
+            print(name, learner, rows[-len(sizes) - 1:], flush=True)
+    return rows
+
+
+def qwyc_units(results, quick, repeats):
+    from ensemble_repro.experiments import qwyc
+
+    rows = []
+    quick = quick["qwyc"]
+    # T of the quick (and paper) config: QWYC* scales between T and T^2 (measured: x3.5 less
+    # than T^2 from T = 60 to 500), so it is measured where it is used
+    T = quick["gbt"]["n_estimators"]
+    q = {**quick, "gbt": {**quick["gbt"], "n_estimators": T, "learning_rates": [0.1]},
+         "smaller_ensembles": [10, T], "alpha_grid": [0.0, 0.01], "n_random_orders": 1,
+         "fan": {**quick["fan"], "gamma_grid": [0.5, 2.0]},
+         "timing": {**quick["timing"], "runs": 3}}
+    for name, tables in QWYC_DATASETS.items():
+        n_rows = sum(len(load(t, results)[1]) for t in tables)
+        secs, (_, _, arrays) = cpu(qwyc.model_job, name, q, 0, results)
+        rows.append(("qwyc_gbt", name, 0, secs / est.qwyc_model_work(name, q, n_rows)))
+        sweeps = []
+        for method in ("qwyc_joint", "qwyc_natural", "fan_individual_mse"):
+            secs, df = cpu(qwyc.sweep_job, arrays, name, method, q, 0)
+            sweeps.append(df)
+            work = est.qwyc_sweep_work(method, q, n_rows)
+            rows.append(("qwyc_sweep", f"{name}/{method}", 0, secs / work))
+        secs, _ = cpu(qwyc.timing_job, arrays, pd.concat(sweeps), name, q, 0)
+        rows.append(("qwyc_timing", name, 0, secs / (q["timing"]["runs"] * n_rows * T)))
+        print(name, rows[-5:], flush=True)
+    return rows
+
+
+def knapsack_units(results, quick, repeats):
+    from ensemble_repro.experiments import knapsack as kx
+    from ensemble_repro.knapsack.pools import build_pool, classifier_pool
+
+    rows = []
+    quick = quick["knapsack"]
+    cfg = {**quick, "n_seeds": 2, "budgets": [0.1, 0.3], "MAXSTEP": 300, "stop_levels": [0.05],
+           "synthetic": {**quick["synthetic"], "budgets": [0.1, 0.3]},
+           "adversarial": {**quick["adversarial"], "n_seeds": 5, "sizes": [10]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in quick["datasets"]:
+            X, y = load(name, results)
+            secs, _ = cpu(build_pool, X, y, seed=0)
+            rows.append(("knapsack_pool", name, 0, secs / len(y)))
+        secs, _ = cpu(kx.select_pool, "synthetic_n50", cfg, 0, None)
+        rows.append(("knapsack_eval", "", 0, secs / est.knapsack_evaluations(cfg, 2) / 50))
+        rows.append(("pool_size", "uci", 0, float(len(classifier_pool(0)))))
+        secs, _ = cpu(kx.adversarial, cfg, 0)
+        rows.append(("knapsack_mc_draw", "", 0, secs / est.knapsack_draws(cfg)))
+    print(rows, flush=True)
+    return rows
+
+
+def rows_units(results, quick, repeats):
+    """Rows of every prepared data set (MEPS aside)."""
+    return [("rows", n, 0, float(len(load(n, results)[1]))) for n in DATASETS if n != "meps"]
+
+
+SECTIONS = {"start": start_units, "rows": rows_units, "knapsack": knapsack_units,
+            "qwyc": qwyc_units, "jab": jab_units}
+
+
+def main(argv=None):
+    import yaml
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="src/ensemble_repro/unit_costs.csv")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--results", default=None, help="work directory (default: a temporary one)")
+    ap.add_argument("--only", default=",".join(SECTIONS),
+                    help="sections to measure, the other rows of --out kept "
+                         f"(default: all of {','.join(SECTIONS)})")
+    args = ap.parse_args(argv)
+    only = args.only.split(",")
+    if set(only) - set(SECTIONS):
+        ap.error(f"--only takes some of {','.join(SECTIONS)}, got {args.only!r}")
+    mirror = os.environ.get("ENSEMBLE_REPRO_MIRROR") or "../shared/data"
+    data_cfg = {"mirror": mirror, "sources": ["mirror"], "base_url": None,
+                "timeout_seconds": 60, "retries": 1}
+    with open("config/quick.yaml") as fh:
+        quick = yaml.safe_load(fh)
+    results = args.results or tempfile.mkdtemp(prefix="calibrate-")
+    names = [n for n in DATASETS if n != "meps"]  # MEPS cannot be mirrored
+    stage(names, results, data_cfg)
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    measured = []
+    # Load every BLAS / OpenMP library first: threadpool_limits only limits those already
+    # loaded (scipy's own OpenBLAS, loaded later by the MLP's L-BFGS, ran 2 spinning threads
+    # and inflated the MLP fit costs 15x).
+    import scipy.optimize  # noqa: F401
+    import sklearn.ensemble
+    import sklearn.neural_network  # noqa: F401
+
+    from ensemble_repro.experiments import knapsack, qwyc  # noqa: F401
+
+    with threadpool_limits(1):
+        assert all(p["num_threads"] == 1 for p in threadpool_info()), threadpool_info()
+        for section in only:
+            measured += SECTIONS[section](results, quick, args.repeats)
+    units = {u for u, *_ in measured}
+    kept = []
+    if set(only) != set(SECTIONS) and os.path.exists(args.out):
+        with open(args.out) as fh:
+            kept = [r for r in csv.DictReader(fh) if r["unit"] not in units]
+    with open(args.out, "w", newline="") as fh:
+        w = csv.DictWriter(fh, ["unit", "key", "size", "cpu_seconds", "source"],
+                           lineterminator="\n")
+        w.writeheader()
+        w.writerows(kept)
+        for unit, key, size, secs in measured:
+            w.writerow({"unit": unit, "key": key, "size": size, "cpu_seconds": f"{secs:.6g}",
+                        "source": f"calibrate_costs.py {when}"})
+    rows = kept + measured
+    print(f"wrote {args.out} ({len(rows)} rows)")
+
+
+
+if __name__ == "__main__":
+    main()

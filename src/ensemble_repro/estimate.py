@@ -1,0 +1,580 @@
+"""Cost before compute: jobs, CPU-hours and wall time of a run, from measured unit costs.
+
+The workflow prints :func:`summary_lines` at the start of every run and dry run
+(``workflow/rules/common.smk``); ``make estimate`` / ``python -m ensemble_repro.estimate``
+prints the table of :func:`estimate`.
+
+Model (every job is one rule job of the Snakemake DAG, the same jobs ``snakemake -n`` lists):
+
+- **CPU time of a job** = ``job_start`` (a Python process importing the experiment modules) +
+  the work of the job x measured CPU seconds per unit of work (``unit_costs.csv``, written by
+  ``benchmarks/calibrate_costs.py``: CPU time with one BLAS thread, so it holds on a loaded
+  machine); a J+aB cell starts with ``jab_start`` instead (compiled kernels loaded, fit
+  workers started). Collectors, figures and tables count as ``light_job``.
+- **J+aB** (per trial, x ``n_trials``; m = round(ratio x n), N rows, n_test = min(N - n,
+  ``max_test_points``)): main cell = J+aB's E[B] = floor(B / (p (1 - 1/n)^m)) p fits of size m,
+  p = (1 - 1/(n+1))^m (Section 5), predicting n + n_test rows, plus J+ensemble's n x B fits of
+  size m predicting n_test + 1 rows; J+ (non-ensemble) = n fits of size n - 1 predicting
+  n_test + 1 rows; fixed-vs-random = B + floor(B / p) p fits of size m, predicting n + n_test
+  rows. Seconds per fit are interpolated log-log in m between the measured sizes (constant
+  beyond them); prediction = rows x models x seconds per model-row. The out-of-bag
+  aggregation and the interval arithmetic are left out (they are compiled kernels, < 5% of
+  a cell once models are non-trivial).
+- **QWYC**: model job = GBT tree-rows (learning rates x T + the Nomao importance GBT) x rows;
+  sweeps = grid points x random orders x rows x T (x T again for QWYC* and the greedy-MSE
+  order, which score every remaining tree at every step; measured at the configs' T = 500,
+  since the real growth is slower than T^2); sensitivity = the sweeps it reruns;
+  timing = runs x rows x T.
+- **Knapsack**: pool build = rows x seconds per row; selection = energy evaluations
+  (budgets x searches x stopping variants x seeds x MAXSTEP, an upper bound: stopped runs end
+  earlier) x pool size (an evaluation scores a subset of the pool); examples = Monte Carlo
+  draws of the adversarial pool.
+- **Wall time on c cores**: list scheduling of the DAG (a job starts when its inputs are done
+  and min(threads, c) cores are free; among ready jobs the longest first), a job's duration
+  its CPU time / min(threads, c) (the J+aB workers scale; nothing else is threaded).
+- **On SLURM** (``workflow/profiles/slurm/config.yaml``): jobs of a group are bundled
+  ``group-components`` at a time into one SLURM job of ``cores`` cores, list-scheduled inside
+  it; bundles and ungrouped jobs run ``jobs`` at a time, each + ``SLURM_OVERHEAD`` seconds
+  (two Snakemake start-ups); queue waits are not included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import heapq
+import itertools
+import math
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .data.preflight import DataPlan
+from .data.registry import prepared_names_for
+
+#: Unit-cost table shipped with the package (``benchmarks/calibrate_costs.py`` writes it).
+UNIT_COSTS = "unit_costs.csv"
+#: Seconds each SLURM job adds: two Snakemake start-ups (submitting process and job), measured
+#: 5-15 s on the local test cluster; queue waits are not included.
+SLURM_OVERHEAD = 15.0
+PAPERS = ("jab", "qwyc", "knapsack")
+#: Prepared tables of each QWYC data set (as in workflow/rules/qwyc.smk).
+QWYC_TABLES = {"adult": ("adult_train", "adult_test"), "nomao": ("nomao",)}
+#: Methods a QWYC sensitivity setting reruns (ensemble_repro.experiments.qwyc.SENSITIVITY_METHODS).
+SENSITIVITY_METHODS = ("qwyc_joint", "qwyc_natural", "fan_individual_mse")
+#: Search strategies a knapsack selection runs per stopping variant and seed
+#: (ensemble_repro.experiments.knapsack.SEARCHES).
+KNAPSACK_SEARCHES = 3
+#: Data set whose J+aB costs stand in for one never calibrated (MEPS cannot be mirrored).
+JAB_FALLBACK = "blog"
+
+
+@dataclass
+class Job:
+    """One rule job: its CPU seconds, threads, the jobs it needs and its SLURM group."""
+
+    rule: str
+    key: str
+    paper: str
+    cpu: float
+    threads: int = 1
+    needs: tuple = ()
+    group: str | None = None
+    wildcards: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.rule}:{self.key}" if self.key else self.rule
+
+
+class UnitCosts:
+    """The table of measured unit costs (columns unit, key, size, cpu_seconds, source).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        CSV file; the package's ``unit_costs.csv`` by default.
+    """
+
+    def __init__(self, path=None):
+        if path is None:
+            text = resources.files("ensemble_repro").joinpath(UNIT_COSTS).read_text()
+            self.path = UNIT_COSTS
+        else:
+            text, self.path = Path(path).read_text(), str(path)
+        self.rows = {}
+        for r in csv.DictReader(text.splitlines()):
+            self.rows.setdefault((r["unit"], r["key"]), []).append(
+                (float(r["size"]), float(r["cpu_seconds"])))
+        for v in self.rows.values():
+            v.sort()
+
+    def get(self, unit: str, key: str = "") -> float:
+        """CPU seconds per unit of ``unit`` for ``key`` (the only size measured)."""
+        try:
+            return self.rows[(unit, key)][0][1]
+        except KeyError:
+            raise KeyError(f"{self.path} has no unit cost {unit!r} for {key!r}: rerun "
+                           "benchmarks/calibrate_costs.py") from None
+
+    def at(self, unit: str, key: str, size: float) -> float:
+        """CPU seconds per unit at ``size``: log-log interpolation between measured sizes."""
+        pts = self.rows.get((unit, key))
+        if pts is None:
+            self.get(unit, key)
+        if size <= pts[0][0] or len(pts) == 1:
+            return pts[0][1]
+        if size >= pts[-1][0]:
+            return pts[-1][1]
+        for (s0, c0), (s1, c1) in itertools.pairwise(pts):
+            if s0 <= size <= s1:
+                w = math.log(size / s0) / math.log(s1 / s0)
+                return math.exp((1 - w) * math.log(c0) + w * math.log(c1))
+        raise AssertionError(size)
+
+    def has(self, unit: str, key: str = "") -> bool:
+        return (unit, key) in self.rows
+
+
+# ---------------------------------------------------------------- work of one job
+
+
+def resample_size(n: int, m_ratio: float) -> int:
+    """m = round(n * m/n), at least 1 (as ensemble_repro.experiments.jab.resample_size)."""
+    return max(1, round(n * m_ratio))
+
+
+def jab_fits(kind: str, n: int, m: int, n_resamples: int) -> float:
+    """Expected (J+aB or J+ensemble) fits of one trial; see the module docstring."""
+    p = (1.0 - 1.0 / (n + 1)) ** m
+    if kind == "jab_loo":  # J+aB matched to J+ensemble's B per leave-one-out set (Section 5)
+        return math.floor(n_resamples / (p * (1.0 - 1.0 / n) ** m)) * p
+    if kind == "jab_fits":  # J+aB matched in fitted models (Appendix D.3)
+        return math.floor(n_resamples / p) * p
+    raise ValueError(kind)
+
+
+def jab_cell_cpu(units: UnitCosts, rule: str, dataset: str, learner: str, jab: dict,
+                 m_ratio: float | None) -> float:
+    """CPU seconds of the work of one J+aB cell (all trials), without the job start."""
+    key = f"{dataset}/{learner}"
+    if not units.has("jab_fit", key):
+        key = f"{JAB_FALLBACK}/{learner}"
+    rows = units.get("rows", dataset if units.has("rows", dataset) else JAB_FALLBACK)
+    grid = jab["fixed_vs_random"] if rule == "jab_fixed_vs_random_cell" else jab["main"]
+    n, B = grid["n"], grid["n_resamples"]
+    n_test = rows - n
+    if jab["max_test_points"] is not None:
+        n_test = min(n_test, jab["max_test_points"])
+    predict = units.get("jab_predict", key)
+    if rule == "jab_jplus_cell":
+        trial = n * (units.at("jab_fit", key, n - 1) + (n_test + 1) * predict)
+    else:
+        m = resample_size(n, m_ratio)
+        fit = units.at("jab_fit", key, m)
+        if rule == "jab_main_cell":
+            b = jab_fits("jab_loo", n, m, B)
+            trial = b * (fit + (n + n_test) * predict) + n * B * (fit + (n_test + 1) * predict)
+        else:
+            b = B + jab_fits("jab_fits", n, m, B)
+            trial = b * (fit + (n + n_test) * predict)
+    return jab["n_trials"] * trial
+
+
+def qwyc_model_work(dataset: str, q: dict, rows: float) -> float:
+    """GBT tree x row count of the model job (learning-rate search + Nomao importance GBT)."""
+    trees = q["gbt"]["n_estimators"] * len(q["gbt"]["learning_rates"])
+    if dataset == "nomao":
+        trees += q["gbt"]["importance_trees"]
+    return trees * rows
+
+
+def qwyc_sweep_unit(method: str) -> str:
+    """The calibrated sweep kind a method's cost is measured by."""
+    if method in ("qwyc_joint", "qwyc_greedy_mse"):
+        return "qwyc_joint"
+    return "fan_individual_mse" if method.startswith("fan") else "qwyc_natural"
+
+
+def qwyc_sweep_work(method: str, q: dict, rows: float) -> float:
+    """Work of one sweep: grid x random orders x rows x T (x T for QWYC*-like orders)."""
+    T = q["gbt"]["n_estimators"]
+    grid = len(q["alpha_grid"]) if method.startswith("qwyc") else len(q["fan"]["gamma_grid"])
+    reps = q["n_random_orders"] if method.endswith("random") else 1
+    power = 2 if qwyc_sweep_unit(method) == "qwyc_joint" else 1
+    return grid * reps * rows * T ** power
+
+
+def qwyc_methods(q: dict) -> list[str]:
+    """Sweep methods (as ensemble_repro.experiments.qwyc.method_names / qwyc.smk)."""
+    return ([f"qwyc_{o}" for o in ["joint"] + list(q["orderings"])]
+            + [f"fan_{o}" for o in q["fan"]["orderings"]])
+
+
+def sensitivity_methods(setting: str) -> list[str]:
+    return [m for m in SENSITIVITY_METHODS if m.startswith("qwyc") or setting.startswith("fit_on")]
+
+
+def knapsack_evaluations(k: dict, n_budgets: int) -> int:
+    """Energy evaluations of one selection job (an upper bound: stopped runs end earlier)."""
+    variants = 1 if k["stop_rule"] == "none" else (
+        2 if k["stop_rule"] == "expected" else 1 + len(k["stop_levels"]))
+    return n_budgets * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
+
+
+def knapsack_draws(k: dict) -> int:
+    """Search runs x evaluations of the adversarial example (SA, stochastic, each MC sampler)."""
+    adv = k["adversarial"]
+    runs = len(adv["sizes"]) * (2 + len(adv["mc_samplers"])) * adv["n_seeds"]
+    return runs * max(adv["checkpoints"])
+
+
+# ---------------------------------------------------------------- the jobs of a run
+
+
+def default_available(config: dict, meps: bool = False) -> list[str]:
+    """Prepared data sets of the enabled experiments (MEPS only when ``meps``: it is not in the
+    mirror, and the workflow leaves it out when its file is absent)."""
+    names = [d for p in PAPERS if config["experiments"][p] for d in config[p]["datasets"]]
+    return [n for n in prepared_names_for(names) if meps or n != "meps"]
+
+
+def jobs(config: dict, available: list[str], units: UnitCosts) -> list[Job]:
+    """Every rule job of the run, as the rules in workflow/rules/*.smk define them."""
+    start, light = units.get("job_start"), units.get("light_job")
+    out = []
+    fetched = {}
+    for name in available:
+        for path in DataPlan.raw_paths(name):
+            group, filename = path.split("/")[-2:]
+            fetched.setdefault(path, Job("fetch", f"{group}/{filename}", "data", light,
+                                         group="data",
+                                         wildcards={"group": group, "filename": filename}))
+        out.append(Job("prepare", name, "data", light, needs=tuple(
+            f"fetch:{'/'.join(p.split('/')[-2:])}" for p in DataPlan.raw_paths(name)),
+            group="data", wildcards={"name": name}))
+    out = list(fetched.values()) + out
+    finals = []
+    if config["experiments"]["jab"]:
+        finals += _jab_jobs(config["jab"], available, units, start, light, out)
+    if config["experiments"]["qwyc"]:
+        finals += _qwyc_jobs(config["qwyc"], available, units, start, light, out)
+    if config["experiments"]["knapsack"]:
+        finals += _knapsack_jobs(config["knapsack"], available, units, start, light, out)
+    out.append(Job("paper_vs_ours", "", "report", light, needs=tuple(finals)))
+    out.append(Job("results_index", "", "report", light,
+                   needs=tuple(j.name for j in out)))
+    out.append(Job("all", "", "report", 0.0, needs=("results_index",)))
+    return out
+
+
+def _jab_jobs(jab, available, units, start, light, out):
+    jab_start = units.get("jab_start")
+    data = [d for d in jab["datasets"] if d in available]
+    cells = []
+    grids = [("jab_main_cell", jab["main"]["m_ratios"])]
+    grids.append(("jab_jplus_cell", [None]))
+    if jab["fixed_vs_random"]["enabled"]:
+        grids.append(("jab_fixed_vs_random_cell", jab["fixed_vs_random"]["m_ratios"]))
+    for rule, ratios in grids:
+        for d in data:
+            for learner in jab["learners"]:
+                for r in ratios:
+                    key = f"{d}/{learner}" + ("" if r is None else f"/m{r:g}")
+                    cpu = jab_start + jab_cell_cpu(units, rule, d, learner, jab, r)
+                    wc = {"jab_data": d, "jab_learner": learner}
+                    if r is not None:
+                        wc["jab_m"] = f"{r:g}"
+                    cells.append(Job(rule, key, "jab", cpu, 2 if rule == "jab_main_cell" else 1,
+                                     (f"prepare:{d}",), "jab_grid", wc))
+    out += cells
+    out.append(Job("jab_collect", "", "jab", light, needs=tuple(c.name for c in cells)))
+    out.append(Job("jab_figures", "", "jab", light, needs=("jab_collect",)))
+    out.append(Job("jab_tables", "", "jab", light, needs=("jab_collect",)))
+    return ["jab_figures", "jab_tables"]
+
+
+def _qwyc_jobs(q, available, units, start, light, out):
+    finals = []
+    data = [d for d in q["datasets"] if all(t in available for t in QWYC_TABLES[d])]
+    for d in data:
+        rows = sum(units.get("rows", t) for t in QWYC_TABLES[d])
+        prep = tuple(f"prepare:{t}" for t in QWYC_TABLES[d])
+        wc = {"qwyc_data": d}
+        model = Job("qwyc_model", d, "qwyc",
+                    start + qwyc_model_work(d, q, rows) * units.get("qwyc_gbt", d), needs=prep,
+                    wildcards=wc)
+        sweeps = [Job("qwyc_sweep", f"{d}/{m}", "qwyc", start + qwyc_sweep_work(m, q, rows)
+                      * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}"),
+                      needs=(model.name,), group="qwyc_grid", wildcards={**wc, "qwyc_method": m})
+                  for m in qwyc_methods(q)]
+        sens = [Job("qwyc_sensitivity", f"{d}/{s}", "qwyc", start + sum(
+                    qwyc_sweep_work(m, q, rows)
+                    * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}")
+                    for m in sensitivity_methods(s)), needs=(model.name,), group="qwyc_grid",
+                    wildcards={**wc, "qwyc_setting": s})
+                for s in q["sensitivity"]]
+        sweep_names = tuple(s.name for s in sweeps)
+        timing_cpu = q["timing"]["runs"] * rows * q["gbt"]["n_estimators"] * units.get(
+            "qwyc_timing", d)
+        out += [model, *sweeps, *sens,
+                Job("qwyc_figure", d, "qwyc", light, needs=sweep_names + (model.name,),
+                    wildcards=wc),
+                Job("qwyc_timing", d, "qwyc", start + timing_cpu, needs=(model.name,) + tuple(
+                    f"qwyc_sweep:{d}/{m}" for m in ("qwyc_joint", "fan_individual_mse")),
+                    wildcards=wc)]
+        finals += [f"qwyc_figure:{d}", f"qwyc_timing:{d}"]
+        if q["sensitivity"]:
+            out.append(Job("qwyc_sensitivity_figure", d, "qwyc", light,
+                           needs=(f"qwyc_figure:{d}",) + tuple(s.name for s in sens),
+                           wildcards=wc))
+            finals.append(f"qwyc_sensitivity_figure:{d}")
+    out.append(Job("qwyc_paper_vs_ours", "", "qwyc", light, needs=tuple(finals)))
+    return finals + ["qwyc_paper_vs_ours"]
+
+
+def _knapsack_jobs(k, available, units, start, light, out):
+    data = [d for d in k["datasets"] if d in available]
+    eval_cpu = units.get("knapsack_eval")
+    examples = Job("knapsack_examples", "", "knapsack",
+                   start + knapsack_draws(k) * units.get("knapsack_mc_draw"))
+    pools = [Job("knapsack_pool", d, "knapsack",
+                 start + k["pool_timing_repeats"] * units.get("rows", d)
+                 * units.get("knapsack_pool", d),
+                 needs=(f"prepare:{d}",), group="knapsack_grid", wildcards={"kn_data": d})
+             for d in data]
+    uci = units.get("pool_size", "uci")
+    select = [Job("knapsack_select", d, "knapsack",
+                  start + knapsack_evaluations(k, len(k["budgets"])) * uci * eval_cpu,
+                  needs=(f"knapsack_pool:{d}",), group="knapsack_grid",
+                  wildcards={"kn_pool": d}) for d in data]
+    select += [Job("knapsack_select", f"synthetic_n{n}", "knapsack",
+                   start + knapsack_evaluations(k, len(k["synthetic"]["budgets"])) * n * eval_cpu,
+                   group="knapsack_grid", wildcards={"kn_pool": f"synthetic_n{n}"})
+               for n in k["synthetic"]["sizes"]]
+    out += [examples, *pools, *select]
+    out.append(Job("knapsack_summary", "", "knapsack", light,
+                   needs=tuple(j.name for j in [examples, *pools, *select])))
+    return ["knapsack_summary"]
+
+
+# ---------------------------------------------------------------- scheduling
+
+
+def makespan(tasks: list[tuple[str, float, int, tuple]], capacity: int) -> float:
+    """Wall time of list-scheduling ``(name, duration, width, needs)`` tasks on ``capacity``
+    slots: a task starts once every task it needs (among these) has finished and ``width``
+    slots are free; among ready tasks the longest starts first.
+
+    Examples
+    --------
+    >>> makespan([("a", 3.0, 1, ()), ("b", 2.0, 1, ()), ("c", 1.0, 2, ("a",))], 2)
+    4.0
+    """
+    known = {t[0] for t in tasks}
+    waiting = {t[0]: {d for d in t[3] if d in known} for t in tasks}
+    spec = {t[0]: t for t in tasks}
+    ready = [t[0] for t in tasks if not waiting[t[0]]]
+    users = {}
+    for t in tasks:
+        for d in waiting[t[0]]:
+            users.setdefault(d, []).append(t[0])
+    running, now, free = [], 0.0, capacity
+    while ready or running:
+        ready.sort(key=lambda n: -spec[n][1])
+        for name in list(ready):
+            width = min(spec[name][2], capacity)
+            if width <= free:
+                ready.remove(name)
+                free -= width
+                heapq.heappush(running, (now + spec[name][1], name, width))
+        if not running:
+            raise ValueError(f"tasks wait on each other: {sorted(waiting)}")
+        now, done, width = heapq.heappop(running)
+        free += width
+        del waiting[done]
+        for u in users.get(done, ()):
+            waiting[u].discard(done)
+            if not waiting[u]:
+                ready.append(u)
+    return now
+
+
+def local_wall(job_list: list[Job], cores: int) -> float:
+    """Wall seconds of these jobs on one machine with ``cores`` cores."""
+    return makespan([(j.name, j.cpu / min(j.threads, cores), j.threads, j.needs)
+                     for j in job_list], cores)
+
+
+def slurm_wall(job_list: list[Job], profile: dict) -> float:
+    """Wall seconds on SLURM with a profile's ``jobs``, ``cores`` and ``group-components``
+    (queue waits excluded; each SLURM job adds ``SLURM_OVERHEAD``)."""
+    cores, slots = int(profile.get("cores", 1)), int(profile.get("jobs", 1))
+    per_group = profile.get("group-components", {})
+    bundles, owner = [], {}
+    by_group = {}
+    for j in job_list:
+        by_group.setdefault(j.group, []).append(j)
+    for group, members in by_group.items():
+        k = 1 if group is None else int(per_group.get(group, 1))
+        for i in range(0, len(members), k):
+            bundles.append(members[i:i + k])
+    tasks = []
+    for b, members in enumerate(bundles):
+        for j in members:
+            owner[j.name] = f"slurm{b}"
+    for b, members in enumerate(bundles):
+        inner = {j.name for j in members}
+        duration = local_wall(members, cores) + SLURM_OVERHEAD
+        needs = {owner[d] for j in members for d in j.needs if d in owner and d not in inner}
+        tasks.append((f"slurm{b}", duration, 1, tuple(needs)))
+    return makespan(tasks, slots)
+
+
+# ---------------------------------------------------------------- reports
+
+
+@dataclass
+class PaperCost:
+    """Estimated cost of one paper's jobs (or of the whole run, ``paper="total"``)."""
+
+    paper: str
+    jobs: int
+    cpu_hours: float
+    wall_hours: float
+    slurm_hours: float | None = None
+
+
+def load_profile(path) -> dict:
+    """The keys of a Snakemake profile the SLURM estimate uses (``jobs``, ``cores``, groups)."""
+    import yaml
+
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def estimate(config: dict, cores: int, available=None, units: UnitCosts | None = None,
+             slurm_profile: dict | None = None) -> list[PaperCost]:
+    """Jobs, CPU-hours and wall hours on ``cores`` cores (and on SLURM) per paper and in total.
+
+    Parameters
+    ----------
+    config : dict
+        A validated workflow config (``config/*.yaml``).
+    cores : int
+        Cores of the machine (``--cores``).
+    available : list of str, optional
+        Prepared data sets the run can build (the workflow's preflight); by default every one
+        the config names except MEPS (:func:`default_available`).
+    units : UnitCosts, optional
+        Unit costs; the package's table by default.
+    slurm_profile : dict, optional
+        A SLURM profile (``jobs``, ``cores``, ``group-components``) for the cluster wall time.
+
+    Returns
+    -------
+    list of PaperCost
+        One per enabled paper (data preparation and the report stage counted in the total
+        only), then ``total``.
+
+    Examples
+    --------
+    >>> import yaml
+    >>> cfg = yaml.safe_load(open("config/smoke.yaml"))  # doctest: +SKIP
+    >>> [c.paper for c in estimate(cfg, cores=2)]  # doctest: +SKIP
+    ['jab', 'qwyc', 'knapsack', 'total']
+    """
+    units = units or UnitCosts()
+    if available is None:
+        available = default_available(config)
+    everything = jobs(config, list(available), units)
+    groups = [(p, [j for j in everything if j.paper == p])
+              for p in PAPERS if config["experiments"][p]]
+    out = []
+    for paper, js in groups + [("total", everything)]:
+        out.append(PaperCost(
+            paper, sum(j.rule != "all" for j in js) + (paper == "total"),
+            sum(j.cpu for j in js) / 3600, local_wall(js, cores) / 3600,
+            slurm_wall(js, slurm_profile) / 3600 if slurm_profile else None))
+    return out
+
+
+def _hours(h: float) -> str:
+    if h < 1 / 60:
+        return f"{h * 3600:.0f} s"
+    return f"{h * 60:.0f} min" if h < 1 else f"{h:.1f} h"
+
+
+def _cpu_hours(h: float) -> str:
+    return f"{h:.0f}" if h >= 10 else f"{h:.1f}" if h >= 1 else f"{h:.2g}"
+
+
+def summary_lines(costs: list[PaperCost], source: str, cores: int) -> list[str]:
+    """The start-of-run print: one line per paper plus the total."""
+    lines = []
+    for c in costs:
+        s = (f"cost estimate ({source}): {c.paper} {c.jobs} jobs, {_cpu_hours(c.cpu_hours)} CPU-h, "
+             f"~{_hours(c.wall_hours)} on {cores} core{'s' if cores != 1 else ''}")
+        if c.slurm_hours is not None:
+            s += f", ~{_hours(c.slurm_hours)} on SLURM"
+        lines.append(s)
+    return lines
+
+
+def table(costs: list[PaperCost], cores: int) -> str:
+    """A Markdown table of :func:`estimate`'s result."""
+    head = f"| paper | jobs | CPU-hours | wall on {cores} cores |"
+    rule = "|---|---:|---:|---:|"
+    if costs and costs[0].slurm_hours is not None:
+        head, rule = head + " wall on SLURM |", rule + "---:|"
+    lines = [head, rule]
+    for c in costs:
+        row = f"| {c.paper} | {c.jobs} | {_cpu_hours(c.cpu_hours)} | {_hours(c.wall_hours)} |"
+        if c.slurm_hours is not None:
+            row += f" {_hours(c.slurm_hours)} |"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    """``python -m ensemble_repro.estimate --config config/quick.yaml --cores 2``."""
+    import yaml
+
+    ap = argparse.ArgumentParser(prog="python -m ensemble_repro.estimate",
+                                 description="Estimated jobs, CPU-hours and wall time of a run.")
+    ap.add_argument("--config", default="config/config.yaml")
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--slurm-profile", default="workflow/profiles/slurm/config.yaml",
+                    help="SLURM profile for the cluster column ('' to leave it out)")
+    ap.add_argument("--meps", action="store_true", help="count MEPS (its file is staged)")
+    ap.add_argument("--unit-costs", default=None, help="unit-cost CSV (default: the package's)")
+    ap.add_argument("--schema", default="workflow/schemas/config.schema.yaml",
+                    help="config schema checked first (skipped when the file is absent)")
+    args = ap.parse_args(argv)
+    if args.cores < 1:
+        ap.error(f"--cores must be at least 1, got {args.cores}")
+    try:
+        with open(args.config) as fh:
+            config = yaml.safe_load(fh)
+    except OSError as err:
+        ap.error(f"--config {args.config}: {err.strerror}")
+    if Path(args.schema).is_file():
+        from .config import ConfigError, validate_config
+
+        try:
+            validate_config(config, args.schema, source=args.config)
+        except ConfigError as err:
+            print(err, file=sys.stderr)
+            return 2
+    profile = load_profile(args.slurm_profile) if args.slurm_profile else None
+    costs = estimate(config, args.cores, default_available(config, args.meps),
+                     UnitCosts(args.unit_costs), profile)
+    print(f"Estimated cost of {args.config} (CPU time from measured unit costs; "
+          f"wall time by list scheduling):")
+    print(table(costs, args.cores))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

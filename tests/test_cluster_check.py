@@ -1,0 +1,113 @@
+"""SLURM fail-fast checks (ensemble_repro.cluster) on canned sinfo / scontrol output."""
+
+from __future__ import annotations
+
+import pytest
+
+from ensemble_repro.cluster import (
+    ClusterError,
+    Partition,
+    Request,
+    check_cluster,
+    job_cores,
+    parse_sinfo,
+    parse_time,
+    unsatisfiable,
+)
+
+# `sinfo -h -o '%P|%c|%m|%l'` of a cluster with two node sets in `short` (default) and a
+# partition with a time limit
+SINFO = "short*|4|7800|2:00:00\nshort*|8+|15600|2:00:00\nlong|32|128000|7-00:00:00\n"
+LOCAL = "debug*|2|3900|infinite\n"
+
+
+def runner(sinfo, name="ensemblerepro"):
+    canned = {"sinfo": sinfo, "scontrol": f"SlurmctldPort = 6817\nClusterName = {name}\n"}
+    return lambda cmd: canned[cmd[0]]
+
+
+def test_parse_sinfo_keeps_largest_node_and_default():
+    parts = {p.name: p for p in parse_sinfo(SINFO)}
+    assert parts["short"] == Partition("short", 8, 15600, 120.0, True)
+    assert parts["long"] == Partition("long", 32, 128000, 7 * 1440.0, False)
+
+
+@pytest.mark.parametrize("text,minutes", [("infinite", None), ("UNLIMITED", None),
+                                          ("45", 45.0), ("30:00", 30.0), ("2:00:00", 120.0),
+                                          ("1-12:00:00", 2160.0), ("3-00:30:30", 4350.5),
+                                          ("2-6", 3240.0)])
+def test_parse_time(text, minutes):
+    assert parse_time(text) == minutes
+
+
+def test_every_unsatisfiable_request_named_with_fix():
+    part = parse_sinfo(SINFO)[0]
+    msgs = unsatisfiable([Request("fit", 4, 2000, 60), Request("fit", 12, 1000, 30),
+                          Request("big", 1, 20000, 10), Request("slow", 1, 100, 600),
+                          Request("fine", 8, 15600, 120)], part)
+    assert len(msgs) == 3
+    assert msgs[0].startswith("rule fit asks 12 CPUs; partition 'short' has nodes of at most "
+                              "8 CPUs and 15600 MB, a time limit of 120 min")
+    assert "--set-threads fit=8" in msgs[0] and "`cores`" in msgs[0]
+    assert "rule big asks 20000 MB" in msgs[1] and "--set-resources big:mem_mb=15600" in msgs[1]
+    assert "rule slow asks a runtime of 600 min" in msgs[2]
+    assert "--set-resources slow:runtime=120" in msgs[2]
+
+
+def test_group_bundle_too_wide_names_the_group_options():
+    msgs = unsatisfiable([Request("data", 5, 1000, group=True)], parse_sinfo(LOCAL)[0])
+    assert msgs == [("group data asks 5 CPUs (its jobs side by side); partition 'debug' has "
+                     "nodes of at most 2 CPUs and 3900 MB, no time limit. Lower the per-job cap "
+                     "with the profile's `cores` (--cores 2) or bundle fewer jobs "
+                     "(--group-components data=1).")]
+
+
+def test_small_nodes_lower_default_per_job_cores():
+    """The data group asked 5 CPUs (cap 8) of a 2-CPU node and waited forever: with the
+    profile's cores the per-job cap becomes the node's 2 CPUs, and nothing is reported."""
+    seen = []
+
+    def requests(cores):
+        seen.append(cores)
+        return [Request("data", min(5, cores), group=True)]
+
+    part, cores = check_cluster(requests, 8, env={}, run=runner(LOCAL))
+    assert (part.name, cores, seen) == ("debug", 2, [2])
+    assert job_cores(8, parse_sinfo(SINFO)[0]) == 8
+
+
+def test_explicit_cores_above_node_fail_before_submission():
+    with pytest.raises(ClusterError) as err:
+        check_cluster(lambda c: [Request("jab_main_cell", min(4, c), 2000, 1440)], 4,
+                      cores_explicit=True, env={}, run=runner(LOCAL))
+    text = str(err.value)
+    assert text.startswith("jobs that no node of the cluster can run (nothing was submitted)")
+    assert "rule jab_main_cell asks 4 CPUs; partition 'debug' has nodes of at most 2 CPUs" in text
+
+
+def test_unset_account_and_partition_stop_on_a_real_cluster():
+    with pytest.raises(ClusterError, match=r"^ENSEMBLE_REPRO_SLURM_ACCOUNT and "
+                       r"ENSEMBLE_REPRO_SLURM_PARTITION are not set: on cluster hpc1"):
+        check_cluster(lambda c: [], 8, env={}, run=runner(SINFO, "hpc1"))
+    with pytest.raises(ClusterError, match=r"^ENSEMBLE_REPRO_SLURM_PARTITION is not set"):
+        check_cluster(lambda c: [], 8, env={"ENSEMBLE_REPRO_SLURM_ACCOUNT": "p1"},
+                      run=runner(SINFO, "hpc1"))
+    env = {"ENSEMBLE_REPRO_SLURM_ACCOUNT": "p1", "ENSEMBLE_REPRO_SLURM_PARTITION": "long"}
+    part, cores = check_cluster(lambda c: [Request("x", 16, 64000, 2000)], 8, env=env,
+                                run=runner(SINFO, "hpc1"))
+    assert (part.name, cores) == ("long", 8)
+    # the local test cluster may use the profile's fallbacks
+    assert check_cluster(lambda c: [], 8, env={}, run=runner(LOCAL))[0].name == "debug"
+
+
+def test_unknown_partition_lists_the_valid_ones():
+    env = {"ENSEMBLE_REPRO_SLURM_ACCOUNT": "p1", "ENSEMBLE_REPRO_SLURM_PARTITION": "gpu"}
+    with pytest.raises(ClusterError, match=r"'gpu' is not a partition of this cluster; "
+                       r"sinfo lists: short, long"):
+        check_cluster(lambda c: [], 8, env=env, run=runner(SINFO, "hpc1"))
+
+
+def test_missing_slurm_commands_say_so(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(ClusterError, match="scontrol show config.*SLURM client commands"):
+        check_cluster(lambda c: [], 8, env={})
