@@ -33,10 +33,9 @@ reproduce: check-config
 	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --workflow-profile workflow/profiles/default
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
-## One paper's outputs, every figure, or the prepared data sets (then the report).
+## One paper's outputs, every figure, or the prepared data sets.
 jab qwyc knapsack figures data: check-config
 	$(BIN)/snakemake --cores $(CORES) $@ --configfile $(CONFIG) --workflow-profile workflow/profiles/default
-	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
 report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
