@@ -52,6 +52,8 @@ from pathlib import Path
 
 from .data.preflight import DataPlan
 from .data.registry import prepared_names_for
+from .experiments.names import (FAN_STAR, KNAPSACK_TABLES, QWYC_STAR, TIMING_METHODS,
+                                qwyc_method_names, sensitivity_methods)
 
 #: Unit-cost table shipped with the package (``benchmarks/calibrate_costs.py`` writes it).
 UNIT_COSTS = "unit_costs.csv"
@@ -60,9 +62,6 @@ UNIT_COSTS = "unit_costs.csv"
 SLURM_OVERHEAD = 15.0
 PAPERS = ("jab", "qwyc", "knapsack")
 #: Prepared tables of each QWYC data set (as in workflow/rules/qwyc.smk).
-QWYC_TABLES = {"adult": ("adult_train", "adult_test"), "nomao": ("nomao",)}
-#: Methods a QWYC sensitivity setting reruns (ensemble_repro.experiments.qwyc.SENSITIVITY_METHODS).
-SENSITIVITY_METHODS = ("qwyc_joint", "qwyc_natural", "fan_individual_mse")
 #: Search strategies a knapsack selection runs per stopping variant and seed
 #: (ensemble_repro.experiments.knapsack.SEARCHES).
 KNAPSACK_SEARCHES = 3
@@ -192,9 +191,9 @@ def qwyc_model_work(dataset: str, q: dict, rows: float) -> float:
 
 def qwyc_sweep_unit(method: str) -> str:
     """The calibrated sweep kind a method's cost is measured by."""
-    if method in ("qwyc_joint", "qwyc_greedy_mse"):
-        return "qwyc_joint"
-    return "fan_individual_mse" if method.startswith("fan") else "qwyc_natural"
+    if method in (QWYC_STAR, "qwyc_greedy_mse"):
+        return QWYC_STAR
+    return FAN_STAR if method.startswith("fan") else "qwyc_natural"
 
 
 def qwyc_sweep_work(method: str, q: dict, rows: float) -> float:
@@ -202,18 +201,10 @@ def qwyc_sweep_work(method: str, q: dict, rows: float) -> float:
     T = q["gbt"]["n_estimators"]
     grid = len(q["alpha_grid"]) if method.startswith("qwyc") else len(q["fan"]["gamma_grid"])
     reps = q["n_random_orders"] if method.endswith("random") else 1
-    power = 2 if qwyc_sweep_unit(method) == "qwyc_joint" else 1
+    power = 2 if qwyc_sweep_unit(method) == QWYC_STAR else 1
     return grid * reps * rows * T ** power
 
 
-def qwyc_methods(q: dict) -> list[str]:
-    """Sweep methods (as ensemble_repro.experiments.qwyc.method_names / qwyc.smk)."""
-    return ([f"qwyc_{o}" for o in ["joint"] + list(q["orderings"])]
-            + [f"fan_{o}" for o in q["fan"]["orderings"]])
-
-
-def sensitivity_methods(setting: str) -> list[str]:
-    return [m for m in SENSITIVITY_METHODS if m.startswith("qwyc") or setting.startswith("fit_on")]
 
 
 def knapsack_evaluations(k: dict, n_budgets: int) -> int:
@@ -262,11 +253,41 @@ def jobs(config: dict, available: list[str], units: UnitCosts) -> list[Job]:
         finals += _qwyc_jobs(config["qwyc"], available, units, start, light, out)
     if config["experiments"]["knapsack"]:
         finals += _knapsack_jobs(config["knapsack"], available, units, start, light, out)
+    finals = _verdict_jobs(config, available, light, finals, out)
     out.append(Job("paper_vs_ours", "", "report", light, needs=tuple(finals)))
     out.append(Job("results_index", "", "report", light,
                    needs=tuple(j.name for j in out)))
     out.append(Job("all", "", "report", 0.0, needs=("results_index",)))
     return out
+
+
+def _report_tables(config: dict, available: list[str]) -> list[str]:
+    """The result tables (CSV) among the papers' final outputs, each rendered as HTML for the
+    report by one ``table_html`` job (workflow/rules/claims.smk)."""
+    tables = []
+    if config["experiments"]["jab"]:
+        tables += [f"jab/{d}" for d in config["jab"]["datasets"]]  # Tables S1-S3, MEPS too
+    if config["experiments"]["qwyc"]:
+        q = config["qwyc"]
+        for d in q["datasets"]:
+            if all(t in available for t in prepared_names_for([d])):
+                tables += [f"qwyc/{d}/{t}" for t in ("figure1", "timing")]
+                tables += [f"qwyc/{d}/sensitivity_{s}" for s in q["sensitivity"]]
+    if config["experiments"]["knapsack"]:
+        tables += [f"knapsack/{stem}" for stem, _ in KNAPSACK_TABLES.values()]
+        tables += [f"knapsack/{t}" for t in ("worked_example", "adversarial", "adversarial_runs")]
+    return tables
+
+
+def _verdict_jobs(config, available, light, finals, out):
+    """One claims job per paper switched on (ensemble_repro.claims) and the HTML renderings
+    of the result tables; the verdict pages gather them."""
+    claims = [Job(f"{p}_claims", "", p, light, needs=tuple(f for f in finals if f.startswith(p)))
+              for p in PAPERS if config["experiments"][p]]
+    html = [Job("table_html", t, "report", light, needs=tuple(finals))
+            for t in _report_tables(config, available)]
+    out += claims + html
+    return finals + [j.name for j in claims + html]
 
 
 def _jab_jobs(jab, available, units, start, light, out):
@@ -297,10 +318,10 @@ def _jab_jobs(jab, available, units, start, light, out):
 
 def _qwyc_jobs(q, available, units, start, light, out):
     finals = []
-    data = [d for d in q["datasets"] if all(t in available for t in QWYC_TABLES[d])]
+    data = [d for d in q["datasets"] if all(t in available for t in prepared_names_for([d]))]
     for d in data:
-        rows = sum(units.get("rows", t) for t in QWYC_TABLES[d])
-        prep = tuple(f"prepare:{t}" for t in QWYC_TABLES[d])
+        rows = sum(units.get("rows", t) for t in prepared_names_for([d]))
+        prep = tuple(f"prepare:{t}" for t in prepared_names_for([d]))
         wc = {"qwyc_data": d}
         model = Job("qwyc_model", d, "qwyc",
                     start + qwyc_model_work(d, q, rows) * units.get("qwyc_gbt", d), needs=prep,
@@ -308,7 +329,7 @@ def _qwyc_jobs(q, available, units, start, light, out):
         sweeps = [Job("qwyc_sweep", f"{d}/{m}", "qwyc", start + qwyc_sweep_work(m, q, rows)
                       * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}"),
                       needs=(model.name,), group="qwyc_grid", wildcards={**wc, "qwyc_method": m})
-                  for m in qwyc_methods(q)]
+                  for m in qwyc_method_names(q)]
         sens = [Job("qwyc_sensitivity", f"{d}/{s}", "qwyc", start + sum(
                     qwyc_sweep_work(m, q, rows)
                     * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}")
@@ -322,7 +343,7 @@ def _qwyc_jobs(q, available, units, start, light, out):
                 Job("qwyc_figure", d, "qwyc", light, needs=sweep_names + (model.name,),
                     wildcards=wc),
                 Job("qwyc_timing", d, "qwyc", start + timing_cpu, needs=(model.name,) + tuple(
-                    f"qwyc_sweep:{d}/{m}" for m in ("qwyc_joint", "fan_individual_mse")),
+                    f"qwyc_sweep:{d}/{m}" for m in TIMING_METHODS),
                     wildcards=wc)]
         finals += [f"qwyc_figure:{d}", f"qwyc_timing:{d}"]
         if q["sensitivity"]:

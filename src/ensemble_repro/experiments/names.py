@@ -53,6 +53,14 @@ QWYC_STAR = "qwyc_joint"
 FAN_STAR = "fan_individual_mse"
 #: Methods timed against the full ensemble (Tables 2-4 style).
 TIMING_METHODS = (FAN_STAR, QWYC_STAR)
+#: Methods re-run in a sensitivity setting: QWYC*, Algorithm-2 thresholds on the natural
+#: order, and Fan* (only when the setting changes what Fan depends on, i.e. ``fit_on``).
+SENSITIVITY_METHODS = (QWYC_STAR, "qwyc_natural", FAN_STAR)
+
+
+def sensitivity_methods(setting: str) -> list[str]:
+    """The ``SENSITIVITY_METHODS`` a sensitivity setting (e.g. ``fit_on_validation``) reruns."""
+    return [m for m in SENSITIVITY_METHODS if m.startswith("qwyc") or setting.startswith("fit_on")]
 
 
 def qwyc_method_names(q: Mapping[str, Any]) -> list[str]:

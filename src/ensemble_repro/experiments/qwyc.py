@@ -24,7 +24,7 @@ from ..qwyc.cascade import partial_sums
 from ..qwyc.estimators import BUDGET_RULES
 from ..qwyc.timing import CascadeTimer, never_stop
 from ..qwyc.trees import FlatForest, sequential_sum, split_gain
-from .names import FAN_STAR, QWYC_STAR, TIMING_METHODS
+from .names import FAN_STAR, QWYC_STAR, SENSITIVITY_METHODS, TIMING_METHODS, sensitivity_methods
 
 log = get_logger("qwyc")
 
@@ -227,9 +227,6 @@ def tradeoff_table(sweeps: pd.DataFrame) -> pd.DataFrame:
 #: fitted on the training split, "also run with a 20% validation carve-out"; budget rules §1.3).
 SENSITIVITY = {**{f"fit_on_{v}": {"fit_on": v} for v in ("train", "validation")},
                **{f"budget_rule_{v}": {"budget_rule": v} for v in BUDGET_RULES}}
-#: Methods re-run in a sensitivity setting: QWYC*, Algorithm-2 thresholds on the natural
-#: order, and Fan* (only when the setting changes what Fan depends on, i.e. ``fit_on``).
-SENSITIVITY_METHODS = (QWYC_STAR, "qwyc_natural", FAN_STAR)
 
 
 def sensitivity_config(q: dict, setting: str) -> dict:
@@ -243,8 +240,7 @@ def sensitivity_job(arrays, dataset: str, setting: str, q: dict, seed: int) -> p
     """Figure 1 points (``tradeoff_table``) of the ``SENSITIVITY_METHODS`` affected by
     ``setting``, refitted with its switches; column ``setting`` names it."""
     qs = sensitivity_config(q, setting)
-    methods = [m for m in SENSITIVITY_METHODS
-               if m.startswith("qwyc") or "fit_on" in SENSITIVITY[setting]]
+    methods = sensitivity_methods(setting)
     sweeps = pd.concat([sweep_job(arrays, dataset, m, qs, seed) for m in methods],
                        ignore_index=True)
     return tradeoff_table(sweeps).assign(setting=setting, **SENSITIVITY[setting])
