@@ -142,7 +142,7 @@ def test_every_figure_and_table_renders(tiny_results):
     assert (blog["ensemble_over_jab_seconds"] <= high).all() and (blog["trials"] == 2).all()
     assert meps["ensemble_over_jab_low_seconds"].isna().all() and (meps["trials"] == 0).all()
     assert list(meps.columns) == list(blog.columns)
-    with open(out["md"][1]) as f:
+    with open(tables["blog"][1]) as f:
         header = f.readline()
     assert header.startswith("# Table S2:") and "alone in one process with one BLAS" in header
     text = open(out["paper_vs_ours"]).read()
