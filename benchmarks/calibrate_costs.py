@@ -82,22 +82,36 @@ def start_units(results, quick, repeats):
     """Fixed costs of a job: start-up; a collector / figure job; a J+aB cell's start-up (kernels
     loaded, fit workers started: ``run_job`` on a 4-point J+ cell)."""
     wrapper = "import snakemake.script;"  # every script rule job loads it first
-    start = (wrapper + "import ensemble_repro.experiments.jab, ensemble_repro.experiments.qwyc, "
-             "ensemble_repro.experiments.knapsack, ensemble_repro.io")
-    light = (wrapper + "import pandas as pd, matplotlib; matplotlib.use('Agg');"
-             "import matplotlib.pyplot as plt;"
-             "import ensemble_repro.io, ensemble_repro.plotting;"
-             "df = pd.DataFrame({'x': range(1000), 'y': range(1000)});"
-             "fig, ax = plt.subplots(); ax.plot(df.x, df.y);"
-             "fig.savefig('/dev/null', format='png')")
-    cfg = {"alpha": 0.1, "trial_seed_base": 1, "max_test_points": 10, "n_trials": 1,
-           "aggregations": ["mean"], "main": {"n": 4, "n_resamples": 2}}
-    jab = (wrapper + "from ensemble_repro.experiments import jab;"
-           f"jab.run_job('jplus', {os.path.join(results, 'data', 'communities.parquet')!r}, "
-           f"dataset='communities', learner='ridge', jab_cfg={cfg!r}, seed=0, n_jobs=2)")
-    return [("job_start", "", 0, child_cpu(start, repeats)),
-            ("light_job", "", 0, child_cpu(light, repeats)),
-            ("jab_start", "", 0, child_cpu(jab, repeats))]
+    start = (
+        wrapper + "import ensemble_repro.experiments.jab, ensemble_repro.experiments.qwyc, "
+        "ensemble_repro.experiments.knapsack, ensemble_repro.io"
+    )
+    light = (
+        wrapper + "import pandas as pd, matplotlib; matplotlib.use('Agg');"
+        "import matplotlib.pyplot as plt;"
+        "import ensemble_repro.io, ensemble_repro.plotting;"
+        "df = pd.DataFrame({'x': range(1000), 'y': range(1000)});"
+        "fig, ax = plt.subplots(); ax.plot(df.x, df.y);"
+        "fig.savefig('/dev/null', format='png')"
+    )
+    cfg = {
+        "alpha": 0.1,
+        "trial_seed_base": 1,
+        "max_test_points": 10,
+        "n_trials": 1,
+        "aggregations": ["mean"],
+        "main": {"n": 4, "n_resamples": 2},
+    }
+    jab = (
+        wrapper + "from ensemble_repro.experiments import jab;"
+        f"jab.run_job('jplus', {os.path.join(results, 'data', 'communities.parquet')!r}, "
+        f"dataset='communities', learner='ridge', jab_cfg={cfg!r}, seed=0, n_jobs=2)"
+    )
+    return [
+        ("job_start", "", 0, child_cpu(start, repeats)),
+        ("light_job", "", 0, child_cpu(light, repeats)),
+        ("jab_start", "", 0, child_cpu(jab, repeats)),
+    ]
 
 
 def jab_units(results, quick, repeats):
@@ -122,7 +136,7 @@ def jab_units(results, quick, repeats):
             test = X[rng.integers(0, len(y), size=2000)]
             secs = sum(cpu(m.predict, test)[0] for m in models)
             rows.append(("jab_predict", f"{name}/{learner}", 0, secs / len(models) / len(test)))
-            print(name, learner, rows[-len(sizes) - 1:], flush=True)
+            print(name, learner, rows[-len(sizes) - 1 :], flush=True)
     return rows
 
 
@@ -134,10 +148,15 @@ def qwyc_units(results, quick, repeats):
     # T of the quick (and paper) config: QWYC* scales between T and T^2 (measured: x3.5 less
     # than T^2 from T = 60 to 500), so it is measured where it is used
     T = quick["gbt"]["n_estimators"]
-    q = {**quick, "gbt": {**quick["gbt"], "n_estimators": T, "learning_rates": [0.1]},
-         "smaller_ensembles": [10, T], "alpha_grid": [0.0, 0.01], "n_random_orders": 1,
-         "fan": {**quick["fan"], "gamma_grid": [0.5, 2.0]},
-         "timing": {**quick["timing"], "runs": 3}}
+    q = {
+        **quick,
+        "gbt": {**quick["gbt"], "n_estimators": T, "learning_rates": [0.1]},
+        "smaller_ensembles": [10, T],
+        "alpha_grid": [0.0, 0.01],
+        "n_random_orders": 1,
+        "fan": {**quick["fan"], "gamma_grid": [0.5, 2.0]},
+        "timing": {**quick["timing"], "runs": 3},
+    }
     for name, tables in QWYC_DATASETS.items():
         n_rows = sum(len(load(t, results)[1]) for t in tables)
         secs, (_, _, arrays) = cpu(qwyc.model_job, name, q, 0, results)
@@ -160,9 +179,15 @@ def knapsack_units(results, quick, repeats):
 
     rows = []
     quick = quick["knapsack"]
-    cfg = {**quick, "n_seeds": 2, "budgets": [0.1, 0.3], "MAXSTEP": 300, "stop_levels": [0.05],
-           "synthetic": {**quick["synthetic"], "budgets": [0.1, 0.3]},
-           "adversarial": {**quick["adversarial"], "n_seeds": 5, "sizes": [10]}}
+    cfg = {
+        **quick,
+        "n_seeds": 2,
+        "budgets": [0.1, 0.3],
+        "MAXSTEP": 300,
+        "stop_levels": [0.05],
+        "synthetic": {**quick["synthetic"], "budgets": [0.1, 0.3]},
+        "adversarial": {**quick["adversarial"], "n_seeds": 5, "sizes": [10]},
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in quick["datasets"]:
@@ -183,8 +208,13 @@ def rows_units(results, quick, repeats):
     return [("rows", n, 0, float(len(load(n, results)[1]))) for n in DATASETS if n != "meps"]
 
 
-SECTIONS = {"start": start_units, "rows": rows_units, "knapsack": knapsack_units,
-            "qwyc": qwyc_units, "jab": jab_units}
+SECTIONS = {
+    "start": start_units,
+    "rows": rows_units,
+    "knapsack": knapsack_units,
+    "qwyc": qwyc_units,
+    "jab": jab_units,
+}
 
 
 def main(argv=None):
@@ -194,16 +224,24 @@ def main(argv=None):
     ap.add_argument("--out", default="src/ensemble_repro/unit_costs.csv")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--results", default=None, help="work directory (default: a temporary one)")
-    ap.add_argument("--only", default=",".join(SECTIONS),
-                    help="sections to measure, the other rows of --out kept "
-                         f"(default: all of {','.join(SECTIONS)})")
+    ap.add_argument(
+        "--only",
+        default=",".join(SECTIONS),
+        help="sections to measure, the other rows of --out kept "
+        f"(default: all of {','.join(SECTIONS)})",
+    )
     args = ap.parse_args(argv)
     only = args.only.split(",")
     if set(only) - set(SECTIONS):
         ap.error(f"--only takes some of {','.join(SECTIONS)}, got {args.only!r}")
     mirror = os.environ.get("ENSEMBLE_REPRO_MIRROR") or "../shared/data"
-    data_cfg = {"mirror": mirror, "sources": ["mirror"], "base_url": None,
-                "timeout_seconds": 60, "retries": 1}
+    data_cfg = {
+        "mirror": mirror,
+        "sources": ["mirror"],
+        "base_url": None,
+        "timeout_seconds": 60,
+        "retries": 1,
+    }
     with open("config/quick.yaml") as fh:
         quick = yaml.safe_load(fh)
     results = args.results or tempfile.mkdtemp(prefix="calibrate-")
@@ -230,16 +268,23 @@ def main(argv=None):
         with open(args.out) as fh:
             kept = [r for r in csv.DictReader(fh) if r["unit"] not in units]
     with open(args.out, "w", newline="") as fh:
-        w = csv.DictWriter(fh, ["unit", "key", "size", "cpu_seconds", "source"],
-                           lineterminator="\n")
+        w = csv.DictWriter(
+            fh, ["unit", "key", "size", "cpu_seconds", "source"], lineterminator="\n"
+        )
         w.writeheader()
         w.writerows(kept)
         for unit, key, size, secs in measured:
-            w.writerow({"unit": unit, "key": key, "size": size, "cpu_seconds": f"{secs:.6g}",
-                        "source": f"calibrate_costs.py {when}"})
+            w.writerow(
+                {
+                    "unit": unit,
+                    "key": key,
+                    "size": size,
+                    "cpu_seconds": f"{secs:.6g}",
+                    "source": f"calibrate_costs.py {when}",
+                }
+            )
     rows = kept + measured
     print(f"wrote {args.out} ({len(rows)} rows)")
-
 
 
 if __name__ == "__main__":

@@ -26,8 +26,10 @@ def main():
     masks = rng.random((k, n)) < 0.3
     batched = rate(lambda: majority_vote_accuracy(np.broadcast_to(p, masks.shape), masks), k)
     single = rate(lambda: [majority_vote_accuracy(p[m]) for m in masks[:2000]], 2000)
-    print(f"pool n={n}: batched {batched:,.0f} ensembles/s, one call each {single:,.0f} ensembles/s, "
-          f"ratio {batched / single:.1f}x")
+    print(
+        f"pool n={n}: batched {batched:,.0f} ensembles/s, one call each {single:,.0f} ensembles/s, "
+        f"ratio {batched / single:.1f}x"
+    )
 
     n = 16
     p, t = rng.beta(8, 4, n), rng.lognormal(0, 1, n)
@@ -41,8 +43,10 @@ def main():
     q = majority_vote_accuracy(np.broadcast_to(p, subsets.shape), subsets)
     brute = time.perf_counter() - start
     assert abs(q.max() - best.accuracy) < 1e-12
-    print(f"exhaustive n={n}: branch and bound {bb:.3f}s ({best.evaluations} energies) vs "
-          f"enumeration {brute:.3f}s ({len(subsets)} feasible odd subsets), ratio {brute / bb:.0f}x")
+    print(
+        f"exhaustive n={n}: branch and bound {bb:.3f}s ({best.evaluations} energies) vs "
+        f"enumeration {brute:.3f}s ({len(subsets)} feasible odd subsets), ratio {brute / bb:.0f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ def mirror() -> Path:
     env = os.environ.get("ENSEMBLE_REPRO_MIRROR")
     path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
     if not (path / "MANIFEST.tsv").is_file():
-        pytest.fail(f"raw-data mirror not found at {path}: set ENSEMBLE_REPRO_MIRROR to a copy of ../shared/data")
+        pytest.fail(
+            f"raw-data mirror not found at {path}: set ENSEMBLE_REPRO_MIRROR to a copy of ../shared/data"
+        )
     return path
 
 

@@ -62,12 +62,15 @@ def test_bootstrap_ratio_is_seeded_and_needs_enough_repeats():
         bootstrap_ratio([1.0] * 5, [1.0, 1.0, 0.0, 1.0, 1.0], seed=0)
 
 
-@pytest.mark.parametrize("low, high, verdict", [
-    (0.86, 0.94, REPRODUCED),        # holds: inside the band
-    (0.70, 0.80, NOT_REPRODUCED),    # fails: wholly outside
-    (0.85, 0.95, REPRODUCED),        # on the edge of the tolerance: the band is closed
-    (0.849, 0.95, PARTLY),           # just over the edge: straddles the border
-])
+@pytest.mark.parametrize(
+    "low, high, verdict",
+    [
+        (0.86, 0.94, REPRODUCED),  # holds: inside the band
+        (0.70, 0.80, NOT_REPRODUCED),  # fails: wholly outside
+        (0.85, 0.95, REPRODUCED),  # on the edge of the tolerance: the band is closed
+        (0.849, 0.95, PARTLY),  # just over the edge: straddles the border
+    ],
+)
 def test_band_verdict_holds_fails_and_edge(low, high, verdict):
     assert band_verdict(Interval(0.9, low, high, "t", 10), 0.85, 0.95) == verdict
 
@@ -100,24 +103,43 @@ def _jab_tables(coverage_sd: float, centre: float = 0.9, trials: int = 10):
         for t in range(trials):
             base = 1.0 + 0.05 * rng.standard_normal()
             for agg in ("mean", "median"):
-                for method, w in ((JAB, 0.8 if learner == "rf" else 1.0),
-                                  (JPLUS_ENSEMBLE, 0.8 if learner == "rf" else 1.0)):
-                    rows.append({"dataset": "communities", "learner": learner, "m_ratio": 0.6,
-                                 "trial": t, "aggregation": agg, "method": method,
-                                 "total_seconds": 1.0 + t,
-                                 "coverage": centre + coverage_sd * rng.standard_normal(),
-                                 "mean_width": w * base * (1 + 0.01 * rng.standard_normal())})
+                for method, w in (
+                    (JAB, 0.8 if learner == "rf" else 1.0),
+                    (JPLUS_ENSEMBLE, 0.8 if learner == "rf" else 1.0),
+                ):
+                    rows.append(
+                        {
+                            "dataset": "communities",
+                            "learner": learner,
+                            "m_ratio": 0.6,
+                            "trial": t,
+                            "aggregation": agg,
+                            "method": method,
+                            "total_seconds": 1.0 + t,
+                            "coverage": centre + coverage_sd * rng.standard_normal(),
+                            "mean_width": w * base * (1 + 0.01 * rng.standard_normal()),
+                        }
+                    )
     main = pd.DataFrame(rows)
-    jplus = (main[(main.method == JAB) & (main.aggregation == "mean")]
-             .assign(method=JPLUS, aggregation="none", m_ratio=np.nan))
+    jplus = main[(main.method == JAB) & (main.aggregation == "mean")].assign(
+        method=JPLUS, aggregation="none", m_ratio=np.nan
+    )
     jplus["mean_width"] = jplus["mean_width"] / np.where(jplus["learner"] == "rf", 0.8, 1.0)
     return main, jplus
 
 
 def _jab_rows(main, jplus):
-    rows = jab_claims.evaluate(main, jplus, pd.DataFrame(), alpha=0.1,
-                               datasets=["meps", "communities"], missing=["meps"],
-                               aggregations=["mean", "median"], timing_m_ratio=0.6, seed=0)
+    rows = jab_claims.evaluate(
+        main,
+        jplus,
+        pd.DataFrame(),
+        alpha=0.1,
+        datasets=["meps", "communities"],
+        missing=["meps"],
+        aggregations=["mean", "median"],
+        timing_m_ratio=0.6,
+        seed=0,
+    )
     return {(r["claim_id"], r["dataset"]): r for r in rows}
 
 
@@ -145,16 +167,32 @@ def test_jab_bagging_claim_rf_narrower_ridge_not():
 def _qwyc_points(n_splits: int, qwyc_models: float):
     rows = []
     for split in range(n_splits):
-        for method, models, diff in (("qwyc_joint", qwyc_models, 0.4),
-                                     ("qwyc_natural", 150.0, 0.4)):
-            rows.append({"split": split, "method": method, "test_mean_evaluated": models,
-                             "test_differences_pct": diff, "test_accuracy": 0.87})
+        for method, models, diff in (
+            ("qwyc_joint", qwyc_models, 0.4),
+            ("qwyc_natural", 150.0, 0.4),
+        ):
+            rows.append(
+                {
+                    "split": split,
+                    "method": method,
+                    "test_mean_evaluated": models,
+                    "test_differences_pct": diff,
+                    "test_accuracy": 0.87,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def _qwyc_verdict(points):
-    rows = qwyc_claims.evaluate({"adult": points}, {}, {}, {}, datasets=["nomao_x", "adult"],
-                                n_trees=500, target_differences=[0.005])
+    rows = qwyc_claims.evaluate(
+        {"adult": points},
+        {},
+        {},
+        {},
+        datasets=["nomao_x", "adult"],
+        n_trees=500,
+        target_differences=[0.005],
+    )
     return {(r["claim_id"], r["dataset"]): r for r in rows}
 
 
@@ -173,20 +211,46 @@ def test_qwyc_one_split_is_never_reproduced_five_splits_can_be():
 # ------------------------------------------------------------------ knapsack evaluator
 def test_knapsack_mc_vs_sa_uses_wilson_intervals_over_seeds():
     def rates(sa, mc):
-        return pd.DataFrame([{"n": 10, "strategy": "simulated_annealing", "sampler": np.nan,
-                                  "within_evaluations": 100, "success_rate": sa, "runs": 20},
-                             {"n": 10, "strategy": "monte_carlo", "sampler": "uniform_subset",
-                                  "within_evaluations": 100, "success_rate": mc, "runs": 20}])
+        return pd.DataFrame(
+            [
+                {
+                    "n": 10,
+                    "strategy": "simulated_annealing",
+                    "sampler": np.nan,
+                    "within_evaluations": 100,
+                    "success_rate": sa,
+                    "runs": 20,
+                },
+                {
+                    "n": 10,
+                    "strategy": "monte_carlo",
+                    "sampler": "uniform_subset",
+                    "within_evaluations": 100,
+                    "success_rate": mc,
+                    "runs": 20,
+                },
+            ]
+        )
+
     assert knapsack_claims.mc_vs_sa(rates(0.95, 0.10), 10, "uniform_subset")[0] == REPRODUCED
     assert knapsack_claims.mc_vs_sa(rates(0.5, 1.0), 10, "uniform_subset")[0] == NOT_REPRODUCED
     assert knapsack_claims.mc_vs_sa(rates(0.95, 0.75), 10, "uniform_subset")[0] == PARTLY
 
 
 def test_knapsack_competitive_claim_leaves_out_saturated_cells():
-    rows = [{"budget_fraction": b, "seed": s, "strategy": st, "variant": "stop=none",
-             "optimum": opt, "accuracy": opt - (0.02 if st == "stochastic_search" else 0.0)}
-            for b, opt in ((0.1, 0.9), (0.3, 0.9995)) for s in range(5)
-            for st in ("simulated_annealing", "stochastic_search")]
+    rows = [
+        {
+            "budget_fraction": b,
+            "seed": s,
+            "strategy": st,
+            "variant": "stop=none",
+            "optimum": opt,
+            "accuracy": opt - (0.02 if st == "stochastic_search" else 0.0),
+        }
+        for b, opt in ((0.1, 0.9), (0.3, 0.9995))
+        for s in range(5)
+        for st in ("simulated_annealing", "stochastic_search")
+    ]
     verdict, ours, iv = knapsack_claims.ss_competitive(pd.DataFrame(rows), "stop=none")
     assert verdict == NOT_REPRODUCED and iv.n == 5 and "5 saturated runs left out" in ours
     sat = pd.DataFrame(rows).query("budget_fraction == 0.3")
@@ -199,8 +263,9 @@ def _old_paper_file(tmp_path, paper, claim_id, scale, date):
     from ensemble_repro.io import write_csv
 
     path = tmp_path / paper / "claims.csv"
-    row = claim_row(claim_id, "adult", ours="x", verdict=NOT_REPRODUCED, interval="[0, 1]",
-                    n_repeats=1)
+    row = claim_row(
+        claim_id, "adult", ours="x", verdict=NOT_REPRODUCED, interval="[0, 1]", n_repeats=1
+    )
     write_csv(claims_frame([row], scale=scale, made_on=date), path)
     return path
 
@@ -211,10 +276,21 @@ def test_running_one_paper_keeps_the_others_verdicts(tmp_path):
     for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame())):
         df.to_csv(tmp_path / f"{name}.csv", index=False)
     jab = tmp_path / "jab" / "claims.csv"
-    write_jab_claims(tmp_path / "main.csv", tmp_path / "jplus.csv", tmp_path / "fvr.csv", jab,
-                     jab_cfg={"alpha": 0.1, "datasets": ["communities"], "aggregations": ["mean"],
-                                  "timing_m_ratio": 0.6}, seed=0, missing=[],
-                     config_files=["config/smoke.yaml"])
+    write_jab_claims(
+        tmp_path / "main.csv",
+        tmp_path / "jplus.csv",
+        tmp_path / "fvr.csv",
+        jab,
+        jab_cfg={
+            "alpha": 0.1,
+            "datasets": ["communities"],
+            "aggregations": ["mean"],
+            "timing_m_ratio": 0.6,
+        },
+        seed=0,
+        missing=[],
+        config_files=["config/smoke.yaml"],
+    )
     files = {"jab": jab, "qwyc": qwyc, "knapsack": tmp_path / "knapsack" / "claims.csv"}
     out = tmp_path / "claims.csv"
     df = write_verdicts(files, out, tmp_path / "p.md", tmp_path / "p.html", tmp_path / "s.rst")
@@ -250,7 +326,9 @@ def test_rows_need_the_vocabulary_and_a_reason_and_reruns_compare_without_wall_c
         claim_row("jab.coverage", "blog", ours="x", verdict="holds")
     with pytest.raises(ValueError, match="needs its reason"):
         claim_row("jab.coverage", "meps", ours="-", verdict=NOT_TESTABLE)
-    rows = [claim_row("jab.coverage", "blog", ours="0.9", verdict=REPRODUCED),
-            claim_row("jab.cheaper_than_ensemble", "blog", ours="9x", verdict=REPRODUCED)]
+    rows = [
+        claim_row("jab.coverage", "blog", ours="0.9", verdict=REPRODUCED),
+        claim_row("jab.cheaper_than_ensemble", "blog", ours="9x", verdict=REPRODUCED),
+    ]
     df = run_independent(claims_frame(rows, scale="smoke", made_on="2026-12-01"))
     assert list(df["claim_id"]) == ["jab.coverage"] and "made_on" not in df

@@ -32,22 +32,40 @@ def test_parse_sinfo_keeps_largest_node_and_default():
     assert parts["long"] == Partition("long", 32, 128000, 7 * 1440.0, False)
 
 
-@pytest.mark.parametrize("text,minutes", [("infinite", None), ("UNLIMITED", None),
-                                          ("45", 45.0), ("30:00", 30.0), ("2:00:00", 120.0),
-                                          ("1-12:00:00", 2160.0), ("3-00:30:30", 4350.5),
-                                          ("2-6", 3240.0)])
+@pytest.mark.parametrize(
+    "text,minutes",
+    [
+        ("infinite", None),
+        ("UNLIMITED", None),
+        ("45", 45.0),
+        ("30:00", 30.0),
+        ("2:00:00", 120.0),
+        ("1-12:00:00", 2160.0),
+        ("3-00:30:30", 4350.5),
+        ("2-6", 3240.0),
+    ],
+)
 def test_parse_time(text, minutes):
     assert parse_time(text) == minutes
 
 
 def test_every_unsatisfiable_request_named_with_fix():
     part = parse_sinfo(SINFO)[0]
-    msgs = unsatisfiable([Request("fit", 4, 2000, 60), Request("fit", 12, 1000, 30),
-                          Request("big", 1, 20000, 10), Request("slow", 1, 100, 600),
-                          Request("fine", 8, 15600, 120)], part)
+    msgs = unsatisfiable(
+        [
+            Request("fit", 4, 2000, 60),
+            Request("fit", 12, 1000, 30),
+            Request("big", 1, 20000, 10),
+            Request("slow", 1, 100, 600),
+            Request("fine", 8, 15600, 120),
+        ],
+        part,
+    )
     assert len(msgs) == 3
-    assert msgs[0].startswith("rule fit asks 12 CPUs; partition 'short' has nodes of at most "
-                              "8 CPUs and 15600 MB, a time limit of 120 min")
+    assert msgs[0].startswith(
+        "rule fit asks 12 CPUs; partition 'short' has nodes of at most "
+        "8 CPUs and 15600 MB, a time limit of 120 min"
+    )
     assert "--set-threads fit=8" in msgs[0] and "`cores`" in msgs[0]
     assert "rule big asks 20000 MB" in msgs[1] and "--set-resources big:mem_mb=15600" in msgs[1]
     assert "rule slow asks a runtime of 600 min" in msgs[2]
@@ -56,10 +74,14 @@ def test_every_unsatisfiable_request_named_with_fix():
 
 def test_group_bundle_too_wide_names_the_group_options():
     msgs = unsatisfiable([Request("data", 5, 1000, group=True)], parse_sinfo(LOCAL)[0])
-    assert msgs == [("group data asks 5 CPUs (its jobs side by side); partition 'debug' has "
-                     "nodes of at most 2 CPUs and 3900 MB, no time limit. Lower the per-job cap "
-                     "with the profile's `cores` (--cores 2) or bundle fewer jobs "
-                     "(--group-components data=1).")]
+    assert msgs == [
+        (
+            "group data asks 5 CPUs (its jobs side by side); partition 'debug' has "
+            "nodes of at most 2 CPUs and 3900 MB, no time limit. Lower the per-job cap "
+            "with the profile's `cores` (--cores 2) or bundle fewer jobs "
+            "(--group-components data=1)."
+        )
+    ]
 
 
 def test_small_nodes_lower_default_per_job_cores():
@@ -78,23 +100,33 @@ def test_small_nodes_lower_default_per_job_cores():
 
 def test_explicit_cores_above_node_fail_before_submission():
     with pytest.raises(ClusterError) as err:
-        check_cluster(lambda c: [Request("jab_main_cell", min(4, c), 2000, 1440)], 4,
-                      cores_explicit=True, env={}, run=runner(LOCAL))
+        check_cluster(
+            lambda c: [Request("jab_main_cell", min(4, c), 2000, 1440)],
+            4,
+            cores_explicit=True,
+            env={},
+            run=runner(LOCAL),
+        )
     text = str(err.value)
     assert text.startswith("jobs that no node of the cluster can run (nothing was submitted)")
     assert "rule jab_main_cell asks 4 CPUs; partition 'debug' has nodes of at most 2 CPUs" in text
 
 
 def test_unset_account_and_partition_stop_on_a_real_cluster():
-    with pytest.raises(ClusterError, match=r"^ENSEMBLE_REPRO_SLURM_ACCOUNT and "
-                       r"ENSEMBLE_REPRO_SLURM_PARTITION are not set: on cluster hpc1"):
+    with pytest.raises(
+        ClusterError,
+        match=r"^ENSEMBLE_REPRO_SLURM_ACCOUNT and "
+        r"ENSEMBLE_REPRO_SLURM_PARTITION are not set: on cluster hpc1",
+    ):
         check_cluster(lambda c: [], 8, env={}, run=runner(SINFO, "hpc1"))
     with pytest.raises(ClusterError, match=r"^ENSEMBLE_REPRO_SLURM_PARTITION is not set"):
-        check_cluster(lambda c: [], 8, env={"ENSEMBLE_REPRO_SLURM_ACCOUNT": "p1"},
-                      run=runner(SINFO, "hpc1"))
+        check_cluster(
+            lambda c: [], 8, env={"ENSEMBLE_REPRO_SLURM_ACCOUNT": "p1"}, run=runner(SINFO, "hpc1")
+        )
     env = {"ENSEMBLE_REPRO_SLURM_ACCOUNT": "p1", "ENSEMBLE_REPRO_SLURM_PARTITION": "long"}
-    part, cores = check_cluster(lambda c: [Request("x", 16, 64000, 2000)], 8, env=env,
-                                run=runner(SINFO, "hpc1"))
+    part, cores = check_cluster(
+        lambda c: [Request("x", 16, 64000, 2000)], 8, env=env, run=runner(SINFO, "hpc1")
+    )
     assert (part.name, cores) == ("long", 8)
     # the local test cluster may use the profile's fallbacks
     assert check_cluster(lambda c: [], 8, env={}, run=runner(LOCAL))[0].name == "debug"
@@ -102,8 +134,11 @@ def test_unset_account_and_partition_stop_on_a_real_cluster():
 
 def test_unknown_partition_lists_the_valid_ones():
     env = {"ENSEMBLE_REPRO_SLURM_ACCOUNT": "p1", "ENSEMBLE_REPRO_SLURM_PARTITION": "gpu"}
-    with pytest.raises(ClusterError, match=r"'gpu' is not a partition of this cluster; "
-                       r"sinfo lists: short, long"):
+    with pytest.raises(
+        ClusterError,
+        match=r"'gpu' is not a partition of this cluster; "
+        r"sinfo lists: short, long",
+    ):
         check_cluster(lambda c: [], 8, env=env, run=runner(SINFO, "hpc1"))
 
 

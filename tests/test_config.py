@@ -36,8 +36,11 @@ def _set(cfg, dotted, value):
         ("jab.alpha", 0, ["jab.alpha = 0"]),
         ("jab.n_trials", -3, ["jab.n_trials = -3", "positive number of trials"]),
         ("jab.main.n", 1, ["jab.main.n = 1", "n, an integer >= 2"]),
-        ("jab.datasets", ["communities", "boston"],
-         ["jab.datasets.1 = 'boston'", "meps, blog, communities"]),
+        (
+            "jab.datasets",
+            ["communities", "boston"],
+            ["jab.datasets.1 = 'boston'", "meps, blog, communities"],
+        ),
         ("seed", "abc", ["seed = 'abc'", "non-negative integer"]),
         ("data.sources", ["mirror", "ftp"], ["data.sources.1 = 'ftp'"]),
         ("data.base_url", "127.0.0.1:8000", ["data.base_url", "http(s)://"]),
@@ -87,29 +90,59 @@ def _error(cfg, **kwargs):
 @pytest.mark.parametrize(
     "key, value, expected",
     [
-        ("jab.alpha", float("nan"), ["jab.alpha = nan is not a finite number",
-                                     "strictly between 0 and 1", "Fix it in my.yaml"]),
+        (
+            "jab.alpha",
+            float("nan"),
+            [
+                "jab.alpha = nan is not a finite number",
+                "strictly between 0 and 1",
+                "Fix it in my.yaml",
+            ],
+        ),
         ("data.timeout_seconds", float("inf"), ["data.timeout_seconds = inf is not a finite"]),
-        ("jab.main.n", 2000, ["jab.main.n = 2000 is too large for the data set communities",
-                              "1994 rows", "n <= 1993", "remove communities from jab.datasets"]),
+        (
+            "jab.main.n",
+            2000,
+            [
+                "jab.main.n = 2000 is too large for the data set communities",
+                "1994 rows",
+                "n <= 1993",
+                "remove communities from jab.datasets",
+            ],
+        ),
         ("jab.fixed_vs_random.n", 1994, ["jab.fixed_vs_random.n = 1994", "communities"]),
         ("seed", 2**32, ["seed = 4294967296", "up to 2**32 - 1"]),
         ("seed", -1, ["seed = -1", "non-negative integer"]),
-        ("jab.trial_seed_base", 2**32 - 5, ["trial_seed_base + n_trials - 1 = 4294967300",
-                                            "Lower jab.trial_seed_base"]),
-        ("jab.main.m_ratios", [0.2, 0.6, 0.2], ["jab.main.m_ratios = [0.2, 0.6, 0.2] repeats",
-                                                "0.2 appears twice (entries 0 and 2)",
-                                                "Remove the repeated entry"]),
+        (
+            "jab.trial_seed_base",
+            2**32 - 5,
+            ["trial_seed_base + n_trials - 1 = 4294967300", "Lower jab.trial_seed_base"],
+        ),
+        (
+            "jab.main.m_ratios",
+            [0.2, 0.6, 0.2],
+            [
+                "jab.main.m_ratios = [0.2, 0.6, 0.2] repeats",
+                "0.2 appears twice (entries 0 and 2)",
+                "Remove the repeated entry",
+            ],
+        ),
         ("knapsack.budgets", [0.1, 0.1], ["knapsack.budgets", "0.1 appears twice"]),
         ("qwyc.alpha_grid", [0.0, 0.01, 0.01], ["qwyc.alpha_grid", "0.01 appears twice"]),
         ("qwyc.smaller_ensembles", [10, 20, 10], ["qwyc.smaller_ensembles", "10 appears twice"]),
         ("knapsack.synthetic.budgets", [0.05, 0.05], ["knapsack.synthetic.budgets"]),
         ("knapsack.adversarial.checkpoints", [10, 10], ["knapsack.adversarial.checkpoints"]),
-        ("qwyc.smaller_ensembles", [10, 600], ["qwyc.smaller_ensembles.1 = 600 is larger than",
-                                               "T = qwyc.gbt.n_estimators = 500"]),
+        (
+            "qwyc.smaller_ensembles",
+            [10, 600],
+            ["qwyc.smaller_ensembles.1 = 600 is larger than", "T = qwyc.gbt.n_estimators = 500"],
+        ),
         ("qwyc.nomao_n_features", 200, ["qwyc.nomao_n_features = 200", "118 features"]),
-        ("knapsack.split", {"select": 0.5, "test": 0.5},
-         ["knapsack.split.select = 0.5 and knapsack.split.test = 0.5 add up to 1"]),
+        (
+            "knapsack.split",
+            {"select": 0.5, "test": 0.5},
+            ["knapsack.split.select = 0.5 and knapsack.split.test = 0.5 add up to 1"],
+        ),
     ],
 )
 def test_values_that_used_to_crash_inside_jobs(key, value, expected):
@@ -125,8 +158,12 @@ def test_nothing_switched_on_stops_at_start():
     cfg = load()
     cfg["experiments"] = {"jab": False, "qwyc": False, "knapsack": False}
     msg = _error(cfg)
-    for part in ("nothing is switched on", "all false", "Set at least one of them to true",
-                 "Fix it in my.yaml"):
+    for part in (
+        "nothing is switched on",
+        "all false",
+        "Set at least one of them to true",
+        "Fix it in my.yaml",
+    ):
         assert part in msg, msg
 
 
@@ -148,8 +185,11 @@ def test_error_is_blamed_on_the_layer_that_set_the_key():
     cfg = copy.deepcopy(base)
     cfg["jab"]["n_trials"] = "3"
     cfg["qwyc"]["alpha_grid"] = [0.1, 0.1]
-    layers = [("config/config.yaml", base), ("over.yaml", overlay),
-              ("the command line (--config)", cli)]
+    layers = [
+        ("config/config.yaml", base),
+        ("over.yaml", overlay),
+        ("the command line (--config)", cli),
+    ]
     msg = _error(cfg, source="config/config.yaml", layers=layers)
     lines = msg.splitlines()
     (n_trials,) = [line for line in lines if "jab.n_trials" in line]

@@ -39,11 +39,13 @@ def test_yaml_syntax_error_in_the_default_config_names_file_and_line(tmp_path):
     (work / "config").mkdir(parents=True)
     text = (REPO / "config" / "config.yaml").read_text()
     assert "  n_trials: 10\n" in text
-    (work / "config" / "config.yaml").write_text(text.replace("  n_trials: 10\n",
-                                                              "  n_trials: [10\n", 1))
+    (work / "config" / "config.yaml").write_text(
+        text.replace("  n_trials: 10\n", "  n_trials: [10\n", 1)
+    )
     proc = run_snakemake(work, "-n", configfile=REPO / "config" / "smoke.yaml")
     _stopped(proc, work)
     line = text[: text.index("  n_trials: 10\n")].count("\n") + 1
-    assert (f"config file config/config.yaml is not valid YAML: line {line + 1}, column "
-            in proc.stdout), proc.stdout
+    assert (
+        f"config file config/config.yaml is not valid YAML: line {line + 1}, column " in proc.stdout
+    ), proc.stdout
     assert f"(while parsing a flow sequence on line {line})" in proc.stdout, proc.stdout

@@ -8,16 +8,29 @@ import pytest
 from scipy.stats import trim_mean
 from sklearn.base import clone
 from sklearn.dummy import DummyRegressor
-from sklearn.ensemble import (BaggingRegressor, ExtraTreesRegressor, RandomForestClassifier,
-                              RandomForestRegressor)
+from sklearn.ensemble import (
+    BaggingRegressor,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
-from ensemble_repro.conformal import (JackknifePlus, JackknifePlusAfterBootstrap,
-                                      JackknifePlusEnsemble, binomial_probability,
-                                      draw_n_resamples, oob_aggregate, paper_n_resamples,
-                                      plus_interval, quantile_ranks, seed_estimator, seed_keys)
+from ensemble_repro.conformal import (
+    JackknifePlus,
+    JackknifePlusAfterBootstrap,
+    JackknifePlusEnsemble,
+    binomial_probability,
+    draw_n_resamples,
+    oob_aggregate,
+    paper_n_resamples,
+    plus_interval,
+    quantile_ranks,
+    seed_estimator,
+    seed_keys,
+)
 from ensemble_repro.learners import PaperRidge, make_learner
 
 PHI = {"mean": np.mean, "median": np.median, "trimmed_mean": lambda v: trim_mean(v, 0.25)}
@@ -49,11 +62,15 @@ def naive_interval(mu_test, residuals, alpha, method):
 def naive_jab(models, resamples, X, y, X_test, aggregation, alpha, method):
     n = len(y)
     oob = [[b for b, s in enumerate(resamples) if i not in set(s)] for i in range(n)]
-    residuals = [abs(y[i] - naive_phi([models[b].predict(X[i:i + 1])[0] for b in oob[i]], aggregation))
-                 for i in range(n)]
+    residuals = [
+        abs(y[i] - naive_phi([models[b].predict(X[i : i + 1])[0] for b in oob[i]], aggregation))
+        for i in range(n)
+    ]
     preds = [mdl.predict(X_test) for mdl in models]
-    mu_test = [[naive_phi([preds[b][j] for b in oob[i]], aggregation) for i in range(n)]
-               for j in range(len(X_test))]
+    mu_test = [
+        [naive_phi([preds[b][j] for b in oob[i]], aggregation) for i in range(n)]
+        for j in range(len(X_test))
+    ]
     return naive_interval(mu_test, residuals, alpha, method)
 
 
@@ -79,22 +96,32 @@ def test_jab_matches_naive_reference(aggregation, method, replace, random_B):
     X, y, X_test, _ = make_data(1)
     # A shallow tree gives tied predictions; few resamples give empty out-of-bag sets.
     for est, n_res in ((PaperRidge(), 12), (DecisionTreeRegressor(max_depth=2), 4)):
-        jab = JackknifePlusAfterBootstrap(est, n_resamples=n_res, resample_size=0.7, replace=replace,
-                                          random_B=random_B, aggregation=aggregation,
-                                          method=method, random_state=3).fit(X, y)
+        jab = JackknifePlusAfterBootstrap(
+            est,
+            n_resamples=n_res,
+            resample_size=0.7,
+            replace=replace,
+            random_B=random_B,
+            aggregation=aggregation,
+            method=method,
+            random_state=3,
+        ).fit(X, y)
         lower, upper = jab.predict_interval(X_test, alpha=0.15).T
-        ref_lower, ref_upper = naive_jab(jab.estimators_, jab.resamples_, X, y, X_test,
-                                         aggregation, 0.15, method)
+        ref_lower, ref_upper = naive_jab(
+            jab.estimators_, jab.resamples_, X, y, X_test, aggregation, 0.15, method
+        )
         np.testing.assert_allclose(lower, ref_lower, rtol=0, atol=1e-12)
         np.testing.assert_allclose(upper, ref_upper, rtol=0, atol=1e-12)
-        np.testing.assert_array_equal(jab.oob_counts_, [sum(i not in set(s) for s in jab.resamples_)
-                                                        for i in range(len(y))])
+        np.testing.assert_array_equal(
+            jab.oob_counts_, [sum(i not in set(s) for s in jab.resamples_) for i in range(len(y))]
+        )
 
 
 def test_empty_oob_sets_counted_and_zero():
     X, y, X_test, _ = make_data(2)
-    jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=2, resample_size=1.0,
-                                      random_state=0).fit(X, y)
+    jab = JackknifePlusAfterBootstrap(
+        PaperRidge(), n_resamples=2, resample_size=1.0, random_state=0
+    ).fit(X, y)
     empty = jab.oob_counts_ == 0
     assert empty.any()
     np.testing.assert_allclose(jab.residuals_[empty], np.abs(y[empty]))  # mu_{-i} = 0
@@ -119,8 +146,9 @@ def test_plus_interval_matches_naive(case, alpha):
     rng = np.random.RandomState(len(case))
     n, k = 300, 40
     residuals = np.abs(rng.standard_t(2, n))
-    loo = rng.randn(k, 1) + {"narrow": 1e-3, "wide": 10.0, "ties": 0.0, "constant": 0.0}[case] \
-        * rng.randn(k, n)
+    loo = rng.randn(k, 1) + {"narrow": 1e-3, "wide": 10.0, "ties": 0.0, "constant": 0.0}[
+        case
+    ] * rng.randn(k, n)
     if case == "ties":
         residuals = np.round(residuals, 1)
         loo = loo + rng.randint(0, 3, size=(k, n)) * 0.1
@@ -130,8 +158,10 @@ def test_plus_interval_matches_naive(case, alpha):
     np.testing.assert_array_equal(got[1], ref[1])
 
 
-LOO_CASES = [(JackknifePlusEnsemble, {"n_resamples": 3, "resample_size": 0.8, "aggregation": agg}, agg)
-             for agg in PHI] + [(JackknifePlus, {}, "mean")]
+LOO_CASES = [
+    (JackknifePlusEnsemble, {"n_resamples": 3, "resample_size": 0.8, "aggregation": agg}, agg)
+    for agg in PHI
+] + [(JackknifePlus, {}, "mean")]
 
 
 @pytest.mark.parametrize("cls,kwargs,aggregation", LOO_CASES)
@@ -145,9 +175,13 @@ def test_jackknife_plus_matches_naive(cls, kwargs, aggregation, method):
         assert all(i not in set(s) for s in est.resamples_[i])  # row i left out of X and y
         # Refit from scratch on the recorded leave-one-out resamples.
         models = [PaperRidge().fit(X[s], y[s]) for s in est.resamples_[i]]
-        mu_self.append(naive_phi([m.predict(X[i:i + 1])[0] for m in models], aggregation))
-        mu_test.append([naive_phi([m.predict(X_test[j:j + 1])[0] for m in models], aggregation)
-                        for j in range(len(X_test))])
+        mu_self.append(naive_phi([m.predict(X[i : i + 1])[0] for m in models], aggregation))
+        mu_test.append(
+            [
+                naive_phi([m.predict(X_test[j : j + 1])[0] for m in models], aggregation)
+                for j in range(len(X_test))
+            ]
+        )
     residuals = np.abs(y - np.array(mu_self))
     ref = naive_interval(np.array(mu_test).T, residuals, 0.1, method)
     got = est.predict_interval(X_test, alpha=0.1).T
@@ -159,8 +193,12 @@ def test_quantile_ranks_and_infinite_bounds():
     assert quantile_ranks(40, 0.1) == (4, 37)
     assert quantile_ranks(9, 0.1) == (1, 9)  # 0.9 * 10 is 9.000000000000002 in floating point
     X, y, X_test, _ = make_data(5, n=5)
-    lower, upper = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=10, random_state=0
-                                               ).fit(X, y).predict_interval(X_test, alpha=0.1).T
+    lower, upper = (
+        JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=10, random_state=0)
+        .fit(X, y)
+        .predict_interval(X_test, alpha=0.1)
+        .T
+    )
     assert np.isinf(upper).all() and np.isinf(lower).all() and (lower < 0).all()
 
 
@@ -174,12 +212,23 @@ def test_binomial_B_mean_and_variance(replace, m):
     assert abs(B.var() / (n_tilde * p * (1 - p)) - 1) < 0.05
     # Through the estimator: random_B draws the same Binomial; fixed B is exactly n_resamples.
     X, y, _, _ = make_data(6, n=n)
-    drawn = [JackknifePlusAfterBootstrap(DummyRegressor(), n_resamples=n_tilde, resample_size=m,
-                                         replace=replace, random_B=True, random_state=s
-                                         ).fit(X, y).n_resamples_ for s in range(300)]
+    drawn = [
+        JackknifePlusAfterBootstrap(
+            DummyRegressor(),
+            n_resamples=n_tilde,
+            resample_size=m,
+            replace=replace,
+            random_B=True,
+            random_state=s,
+        )
+        .fit(X, y)
+        .n_resamples_
+        for s in range(300)
+    ]
     assert abs(np.mean(drawn) - n_tilde * p) < 4 * np.sqrt(n_tilde * p * (1 - p) / 300)
-    fixed = JackknifePlusAfterBootstrap(DummyRegressor(), n_resamples=n_tilde, resample_size=m,
-                                        replace=replace, random_state=1).fit(X, y)
+    fixed = JackknifePlusAfterBootstrap(
+        DummyRegressor(), n_resamples=n_tilde, resample_size=m, replace=replace, random_state=1
+    ).fit(X, y)
     assert fixed.n_resamples_ == n_tilde == len(fixed.estimators_) == len(fixed.resamples_)
 
 
@@ -195,8 +244,10 @@ def test_paper_n_resamples():
 @pytest.mark.parametrize("random_state", [7, np.random.RandomState(7), None])
 def test_out_of_bag_sets_are_the_fitted_resamples(random_state):
     X, y, _, _ = make_data(7)
-    jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=8, random_state=random_state).fit(X, y)
-    for model, s in zip(jab.estimators_, jab.resamples_):
+    jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=8, random_state=random_state).fit(
+        X, y
+    )
+    for model, s in zip(jab.estimators_, jab.resamples_, strict=False):
         np.testing.assert_allclose(model.coef_, PaperRidge().fit(X[s], y[s]).coef_, atol=1e-12)
 
 
@@ -207,30 +258,43 @@ def test_from_bagging_equals_fit_with_same_resamples():
         wrapped = JackknifePlusAfterBootstrap.from_bagging(bag, X, y, aggregation=agg)
         assert wrapped.estimators_[0] is bag.estimators_[0]  # nothing refitted
         refit = JackknifePlusAfterBootstrap(PaperRidge(), aggregation=agg).fit(
-            X, y, resamples=bag.estimators_samples_)
-        for a, b in zip(wrapped.predict_interval(X_test), refit.predict_interval(X_test)):
+            X, y, resamples=bag.estimators_samples_
+        )
+        for a, b in zip(
+            wrapped.predict_interval(X_test), refit.predict_interval(X_test), strict=False
+        ):
             np.testing.assert_allclose(a, b, atol=1e-10, rtol=0)
-    np.testing.assert_allclose(JackknifePlusAfterBootstrap.from_bagging(bag, X, y).predict(X_test),
-                               bag.predict(X_test), atol=1e-10)
+    np.testing.assert_allclose(
+        JackknifePlusAfterBootstrap.from_bagging(bag, X, y).predict(X_test),
+        bag.predict(X_test),
+        atol=1e-10,
+    )
 
 
-@pytest.mark.parametrize("kwargs,fit_args,match", [
-    ({}, ("1d",), "Expected 2D array, got 1D array"),
-    ({}, ("nan_x",), "X contains NaN"),
-    ({}, ("inf_y",), "Input y contains infinity"),
-    ({}, ("mismatch",), "inconsistent numbers of samples: \\[20, 19\\]"),
-    ({}, ("n1",), r"Found array with 1 sample\(s\) .* minimum of 2 is required"),
-    ({"replace": False, "resample_size": 30}, (), "impossible without replacement"),
-    ({"aggregation": "mode"}, (), "aggregation must be one of"),
-    ({"method": "cv"}, (), "method must be one of"),
-    ({"n_resamples": 0}, (), "n_resamples must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs,fit_args,match",
+    [
+        ({}, ("1d",), "Expected 2D array, got 1D array"),
+        ({}, ("nan_x",), "X contains NaN"),
+        ({}, ("inf_y",), "Input y contains infinity"),
+        ({}, ("mismatch",), "inconsistent numbers of samples: \\[20, 19\\]"),
+        ({}, ("n1",), r"Found array with 1 sample\(s\) .* minimum of 2 is required"),
+        ({"replace": False, "resample_size": 30}, (), "impossible without replacement"),
+        ({"aggregation": "mode"}, (), "aggregation must be one of"),
+        ({"method": "cv"}, (), "method must be one of"),
+        ({"n_resamples": 0}, (), "n_resamples must be a positive integer"),
+    ],
+)
 def test_bad_input(kwargs, fit_args, match):
     X, y, _, _ = make_data(9)
     if fit_args:
-        X, y = {"1d": (X[:, 0], y), "nan_x": (np.where(X > 1, np.nan, X), y),
-                "inf_y": (X, np.where(y > 0, np.inf, y)), "mismatch": (X, y[:-1]),
-                "n1": (X[:1], y[:1])}[fit_args[0]]
+        X, y = {
+            "1d": (X[:, 0], y),
+            "nan_x": (np.where(X > 1, np.nan, X), y),
+            "inf_y": (X, np.where(y > 0, np.inf, y)),
+            "mismatch": (X, y[:-1]),
+            "n1": (X[:1], y[:1]),
+        }[fit_args[0]]
     with pytest.raises(ValueError, match=match):
         JackknifePlusAfterBootstrap(PaperRidge(), **kwargs).fit(X, y)
 
@@ -238,15 +302,22 @@ def test_bad_input(kwargs, fit_args, match):
 @pytest.mark.parametrize("alpha", [0, 1, -0.1, 1.5, "0.1"])
 def test_bad_alpha(alpha):
     X, y, X_test, _ = make_data(10)
-    for est in (JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=5, random_state=0),
-                JackknifePlus(PaperRidge())):
+    for est in (
+        JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=5, random_state=0),
+        JackknifePlus(PaperRidge()),
+    ):
         with pytest.raises(ValueError, match="alpha must be a number strictly between 0 and 1"):
             est.fit(X, y).predict_interval(X_test, alpha=alpha)
 
 
 def test_make_learner():
     rf, nn = make_learner("rf", 3), make_learner("nn", 3)
-    assert (rf.n_estimators, rf.criterion, rf.bootstrap, rf.random_state) == (20, "absolute_error", False, 3)
+    assert (rf.n_estimators, rf.criterion, rf.bootstrap, rf.random_state) == (
+        20,
+        "absolute_error",
+        False,
+        3,
+    )
     assert (nn.solver, nn.activation) == ("lbfgs", "logistic")
     X, y, _, _ = make_data(11, n=50, p=4)
     ridge = make_learner("ridge").fit(X, y)
@@ -260,17 +331,20 @@ def test_make_learner():
     wide = make_learner("ridge").fit(Xw, yw)
     lam = 1e-3 * np.linalg.norm(Xw, 2) ** 2
     Xc, yc = Xw - Xw.mean(0), yw - yw.mean()
-    np.testing.assert_allclose(wide.coef_, np.linalg.solve(Xc.T @ Xc + lam * np.eye(24), Xc.T @ yc),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        wide.coef_, np.linalg.solve(Xc.T @ Xc + lam * np.eye(24), Xc.T @ yc), atol=1e-10
+    )
     with pytest.raises(ValueError, match="learner must be one of"):
         make_learner("svm")
     # A Generator seeds the learners too (scikit-learn's own reject it).
     X, y, X_test, _ = make_data(25, n=30)
-    preds = [make_learner("rf", np.random.default_rng(1)).fit(X, y).predict(X_test)
-             for _ in range(2)]
+    preds = [
+        make_learner("rf", np.random.default_rng(1)).fit(X, y).predict(X_test) for _ in range(2)
+    ]
     np.testing.assert_array_equal(*preds)
-    assert isinstance(make_learner("nn", np.random.default_rng(1)).random_state,
-                      np.random.RandomState)
+    assert isinstance(
+        make_learner("nn", np.random.default_rng(1)).random_state, np.random.RandomState
+    )
 
 
 def test_interval_memory_bounded_for_blog_sized_test_set():
@@ -290,13 +364,14 @@ def test_interval_memory_bounded_for_blog_sized_test_set():
         assert lower.shape == upper.shape == (k,) and (lower <= upper).all()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < 300 * 2 ** 20, peak / 2 ** 20
+    assert peak < 300 * 2**20, peak / 2**20
 
 
 # ----------------------------------------------------------------------------- random_state
 def rf_pipeline():
-    return make_pipeline(StandardScaler(), RandomForestRegressor(n_estimators=3, max_features=0.5,
-                                                                 max_depth=3))
+    return make_pipeline(
+        StandardScaler(), RandomForestRegressor(n_estimators=3, max_features=0.5, max_depth=3)
+    )
 
 
 LOO_AND_JAB = [
@@ -320,8 +395,9 @@ def test_seed_estimator_is_baggings_rule(seed):
     """Same nested seeds as scikit-learn's _set_random_states (what BaggingRegressor uses)."""
     from sklearn.ensemble._base import _set_random_states
 
-    estimator = make_pipeline(StandardScaler(), BaggingRegressor(DecisionTreeRegressor()),
-                              RandomForestRegressor())
+    estimator = make_pipeline(
+        StandardScaler(), BaggingRegressor(DecisionTreeRegressor()), RandomForestRegressor()
+    )
     ours, ref = seed_estimator(clone(estimator), seed), clone(estimator)
     _set_random_states(ref, seed)
     keys = seed_keys(estimator)
@@ -334,9 +410,16 @@ def test_generator_random_state_accepted_and_consumed():
     X, y, X_test, _ = make_data(13)
 
     def bounds(rs):
-        return JackknifePlusAfterBootstrap(DecisionTreeRegressor(max_features=0.5), n_resamples=6,
-                                           random_B=True, random_state=rs).fit(X, y) \
+        return (
+            JackknifePlusAfterBootstrap(
+                DecisionTreeRegressor(max_features=0.5),
+                n_resamples=6,
+                random_B=True,
+                random_state=rs,
+            )
+            .fit(X, y)
             .predict_interval(X_test)
+        )
 
     same = [bounds(np.random.default_rng(3)) for _ in range(2)]
     np.testing.assert_array_equal(*same)
@@ -345,19 +428,32 @@ def test_generator_random_state_accepted_and_consumed():
     assert not np.array_equal(bounds(gen), first)  # the Generator advanced, like a RandomState
     # Drawn through the Generator's own bit generator: same as a RandomState wrapping it.
     np.testing.assert_array_equal(
-        bounds(np.random.RandomState(np.random.default_rng(3).bit_generator)), first)
+        bounds(np.random.RandomState(np.random.default_rng(3).bit_generator)), first
+    )
 
 
 # ----------------------------------------------------------------------------- from_bagging
-@pytest.mark.parametrize("model", [
-    RandomForestRegressor(n_estimators=40, max_depth=4, oob_score=True, random_state=0),
-    RandomForestRegressor(n_estimators=40, max_samples=0.7, oob_score=True, random_state=1),
-    ExtraTreesRegressor(n_estimators=40, bootstrap=True, max_samples=25, oob_score=True,
-                        random_state=2),
-    BaggingRegressor(PaperRidge(), n_estimators=40, oob_score=True, random_state=3),
-    BaggingRegressor(DecisionTreeRegressor(), n_estimators=40, max_samples=0.8, max_features=2,
-                     bootstrap_features=True, oob_score=True, random_state=4),
-], ids=["rf", "rf_max_samples", "extra_trees", "bagging_ridge", "bagging_subsample_features"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        RandomForestRegressor(n_estimators=40, max_depth=4, oob_score=True, random_state=0),
+        RandomForestRegressor(n_estimators=40, max_samples=0.7, oob_score=True, random_state=1),
+        ExtraTreesRegressor(
+            n_estimators=40, bootstrap=True, max_samples=25, oob_score=True, random_state=2
+        ),
+        BaggingRegressor(PaperRidge(), n_estimators=40, oob_score=True, random_state=3),
+        BaggingRegressor(
+            DecisionTreeRegressor(),
+            n_estimators=40,
+            max_samples=0.8,
+            max_features=2,
+            bootstrap_features=True,
+            oob_score=True,
+            random_state=4,
+        ),
+    ],
+    ids=["rf", "rf_max_samples", "extra_trees", "bagging_ridge", "bagging_subsample_features"],
+)
 def test_from_bagging_out_of_bag_predictions_equal_the_models(model):
     """The recovered resamples reproduce the model's own out-of-bag predictions."""
     X, y, X_test, _ = make_data(14, n=40)
@@ -371,12 +467,16 @@ def test_from_bagging_out_of_bag_predictions_equal_the_models(model):
     assert bounds.shape == (len(X_test), 2) and (bounds[:, 0] <= bounds[:, 1]).all()
 
 
-@pytest.mark.parametrize("model", [RandomForestRegressor(n_estimators=3, bootstrap=False),
-                                   ExtraTreesRegressor(n_estimators=3)])
+@pytest.mark.parametrize(
+    "model",
+    [RandomForestRegressor(n_estimators=3, bootstrap=False), ExtraTreesRegressor(n_estimators=3)],
+)
 def test_from_bagging_forest_without_bootstrap_is_an_error(model):
     X, y, _, _ = make_data(15)
-    with pytest.raises(ValueError, match="bootstrap=False: every tree saw every row, so there are "
-                                         "no out-of-bag sets"):
+    with pytest.raises(
+        ValueError,
+        match="bootstrap=False: every tree saw every row, so there are no out-of-bag sets",
+    ):
         JackknifePlusAfterBootstrap.from_bagging(model.fit(X, y), X, y)
 
 
@@ -389,16 +489,22 @@ def test_from_bagging_rejects_other_data_and_models():
         JackknifePlusAfterBootstrap.from_bagging(rf, X[:, :2], y)
     with pytest.raises(ValueError, match="must be a fitted BaggingRegressor, RandomForest"):
         JackknifePlusAfterBootstrap.from_bagging(
-            RandomForestClassifier(n_estimators=2).fit(X, y > 0), X, y)
+            RandomForestClassifier(n_estimators=2).fit(X, y > 0), X, y
+        )
 
 
 # ----------------------------------------------------------------------------- several alphas
-@pytest.mark.parametrize("make", [
-    lambda: JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=15, aggregation="median",
-                                        random_state=0),
-    lambda: JackknifePlusEnsemble(PaperRidge(), n_resamples=2, random_state=0),
-    lambda: JackknifePlus(PaperRidge(), method="minmax"),
-], ids=["jab", "jplus_ensemble", "jplus_minmax"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: JackknifePlusAfterBootstrap(
+            PaperRidge(), n_resamples=15, aggregation="median", random_state=0
+        ),
+        lambda: JackknifePlusEnsemble(PaperRidge(), n_resamples=2, random_state=0),
+        lambda: JackknifePlus(PaperRidge(), method="minmax"),
+    ],
+    ids=["jab", "jplus_ensemble", "jplus_minmax"],
+)
 def test_sequence_of_alphas_one_column_each(make):
     X, y, X_test, _ = make_data(17)
     est = make().fit(X, y)
@@ -426,16 +532,22 @@ def test_complex_X_rejected(make):
         est.predict_interval(X_test + 1j)
 
 
-@pytest.mark.parametrize("make", CONFORMAL_FACTORIES[:2] + [
-    lambda: JackknifePlus(DecisionTreeRegressor(max_depth=2), random_state=0)],
-    ids=["jab", "jplus_ensemble", "jplus_tree"])
+@pytest.mark.parametrize(
+    "make",
+    CONFORMAL_FACTORIES[:2]
+    + [lambda: JackknifePlus(DecisionTreeRegressor(max_depth=2), random_state=0)],
+    ids=["jab", "jplus_ensemble", "jplus_tree"],
+)
 def test_inverted_interval_warns_naming_alpha_and_n(make):
     """alpha > 0.5 can put the lower quantile above the upper one (J+ of ridge at this alpha
     is not inverted: its leave-one-out models are too close; a tree's are not)."""
     X, y, X_test, _ = make_data(19)
     est = make().fit(X, y)
-    with pytest.warns(UserWarning, match=r"alpha = 0.999 is too large for n = 20 training points: "
-                                         r"the lower bound exceeds the upper bound at \d+ of 15"):
+    with pytest.warns(
+        UserWarning,
+        match=r"alpha = 0.999 is too large for n = 20 training points: "
+        r"the lower bound exceeds the upper bound at \d+ of 15",
+    ):
         bounds = est.predict_interval(X_test, alpha=[0.1, 0.999])
     assert (bounds[:, 0, 1] > bounds[:, 1, 1]).any()  # returned as computed (documented)
     with warnings.catch_warnings():
@@ -445,21 +557,29 @@ def test_inverted_interval_warns_naming_alpha_and_n(make):
 
 def test_every_out_of_bag_set_empty_warns():
     X, y, X_test, _ = make_data(20)
-    with pytest.warns(UserWarning, match=r"every out-of-bag set is empty: each training point is "
-                                         r"in all 5 resamples \(m = 20 of n = 20 points, "
-                                         r"replace=False\).*intervals are centred at 0.*use "
-                                         r"resample_size < n"):
-        jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=5, resample_size=1.0,
-                                          replace=False, random_state=0).fit(X, y)
+    with pytest.warns(
+        UserWarning,
+        match=r"every out-of-bag set is empty: each training point is "
+        r"in all 5 resamples \(m = 20 of n = 20 points, "
+        r"replace=False\).*intervals are centred at 0.*use "
+        r"resample_size < n",
+    ):
+        jab = JackknifePlusAfterBootstrap(
+            PaperRidge(), n_resamples=5, resample_size=1.0, replace=False, random_state=0
+        ).fit(X, y)
     np.testing.assert_array_equal(jab.residuals_, np.abs(y))  # the paper's convention, kept
 
 
 def test_random_B_drawing_zero_models_warns():
     X, y, X_test, _ = make_data(21)
-    with pytest.warns(UserWarning, match=r"random_B=True drew B = 0 models from Binomial\("
-                                         r"n_resamples = 2, p = .*increase n_resamples"):
-        jab = JackknifePlusAfterBootstrap(PaperRidge(), n_resamples=2, resample_size=10.0,
-                                          random_B=True, random_state=0).fit(X, y)
+    with pytest.warns(
+        UserWarning,
+        match=r"random_B=True drew B = 0 models from Binomial\("
+        r"n_resamples = 2, p = .*increase n_resamples",
+    ):
+        jab = JackknifePlusAfterBootstrap(
+            PaperRidge(), n_resamples=2, resample_size=10.0, random_B=True, random_state=0
+        ).fit(X, y)
     assert jab.n_resamples_ == 0
     np.testing.assert_array_equal(jab.predict(X_test), 0.0)
     with pytest.warns(UserWarning, match=r"resamples is empty \(B = 0 models\)"):
@@ -469,11 +589,16 @@ def test_random_B_drawing_zero_models_warns():
 @pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan, True, "0.5", 0.0])
 def test_bad_resample_size_names_argument(value):
     X, y, _, _ = make_data(22)
-    for est in (JackknifePlusAfterBootstrap(PaperRidge(), resample_size=value),
-                JackknifePlusEnsemble(PaperRidge(), resample_size=value)):
-        with pytest.raises(ValueError, match="resample_size must be a positive finite fraction "
-                                             r"of n \(a float, e.g. 0.6 for m = 0.6 n\) or a "
-                                             r"positive count \(an int, e.g. 120\); got"):
+    for est in (
+        JackknifePlusAfterBootstrap(PaperRidge(), resample_size=value),
+        JackknifePlusEnsemble(PaperRidge(), resample_size=value),
+    ):
+        with pytest.raises(
+            ValueError,
+            match="resample_size must be a positive finite fraction "
+            r"of n \(a float, e.g. 0.6 for m = 0.6 n\) or a "
+            r"positive count \(an int, e.g. 120\); got",
+        ):
             est.fit(X, y)
 
 
@@ -481,8 +606,10 @@ def test_bad_resample_size_names_argument(value):
 @pytest.mark.parametrize("make", CONFORMAL_FACTORIES, ids=["jab", "jplus_ensemble", "jplus"])
 def test_bad_n_jobs_names_argument(make, value):
     X, y, _, _ = make_data(23)
-    with pytest.raises(ValueError, match=f"n_jobs must be None, a positive number of worker "
-                                         f"processes.*; got {value!r}"):
+    with pytest.raises(
+        ValueError,
+        match=f"n_jobs must be None, a positive number of worker processes.*; got {value!r}",
+    ):
         make().set_params(n_jobs=value).fit(X, y)
 
 

@@ -12,8 +12,12 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeRegressor
 
-from ensemble_repro.conformal import (JackknifePlus, JackknifePlusAfterBootstrap,
-                                      JackknifePlusEnsemble, paper_n_resamples)
+from ensemble_repro.conformal import (
+    JackknifePlus,
+    JackknifePlusAfterBootstrap,
+    JackknifePlusEnsemble,
+    paper_n_resamples,
+)
 from ensemble_repro.learners import PaperRidge
 
 N, N_TEST, N_DATASETS, ALPHA = 40, 20, 200, 0.1
@@ -38,20 +42,32 @@ def coverage(make):
 
 
 def tree(seed=None):
-    return DecisionTreeRegressor(max_depth=2, min_samples_leaf=8, max_features=0.75, random_state=seed)
+    return DecisionTreeRegressor(
+        max_depth=2, min_samples_leaf=8, max_features=0.75, random_state=seed
+    )
 
 
 CASES = {
     "jab-ridge-randomstate": lambda state: JackknifePlusAfterBootstrap(
-        PaperRidge(), n_resamples=paper_n_resamples(5, N, N, "loo"), random_B=True,
-        random_state=state),
+        PaperRidge(),
+        n_resamples=paper_n_resamples(5, N, N, "loo"),
+        random_B=True,
+        random_state=state,
+    ),
     "jab-tree-none": lambda state: JackknifePlusAfterBootstrap(
-        tree(), n_resamples=paper_n_resamples(5, N, 24, "loo"), resample_size=0.6,
-        random_B=True, aggregation="median", random_state=None),
-    "jplus-ensemble-ridge": lambda state: JackknifePlusEnsemble(PaperRidge(), n_resamples=3,
-                                                                random_state=state),
-    "jplus-ensemble-tree": lambda state: JackknifePlusEnsemble(tree(), n_resamples=2, resample_size=0.6,
-                                                               random_state=state),
+        tree(),
+        n_resamples=paper_n_resamples(5, N, 24, "loo"),
+        resample_size=0.6,
+        random_B=True,
+        aggregation="median",
+        random_state=None,
+    ),
+    "jplus-ensemble-ridge": lambda state: JackknifePlusEnsemble(
+        PaperRidge(), n_resamples=3, random_state=state
+    ),
+    "jplus-ensemble-tree": lambda state: JackknifePlusEnsemble(
+        tree(), n_resamples=2, resample_size=0.6, random_state=state
+    ),
     "jplus-ridge": lambda state: JackknifePlus(PaperRidge()),
     "jplus-tree": lambda state: JackknifePlus(tree(), random_state=state),
 }

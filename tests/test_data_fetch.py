@@ -22,8 +22,14 @@ BLOG = RAW_FILES["blogfeedback/blogData_train.csv"]
 
 
 def _cfg(sources, mirror=None, base_url=None, retries=2):
-    return {"mirror": None if mirror is None else str(mirror), "sources": sources,
-            "base_url": base_url, "timeout_seconds": 10, "retries": retries, "require_all": False}
+    return {
+        "mirror": None if mirror is None else str(mirror),
+        "sources": sources,
+        "base_url": base_url,
+        "timeout_seconds": 10,
+        "retries": retries,
+        "require_all": False,
+    }
 
 
 def _raw(mirror, key):
@@ -102,16 +108,24 @@ def test_http_retries_after_server_errors(server, tmp_path):
     assert hashlib.sha256(out.read_bytes()).hexdigest() == SONAR.sha256
 
 
-@pytest.mark.parametrize("fault, message", [
-    ("truncate", r"sent \d+ of \d+ bytes"),
-    ("wrong", rf"corrupt copy of sonar.all-data: sha256 [0-9a-f]{{64}}, expected {SONAR.sha256}"),
-])
+@pytest.mark.parametrize(
+    "fault, message",
+    [
+        ("truncate", r"sent \d+ of \d+ bytes"),
+        (
+            "wrong",
+            rf"corrupt copy of sonar.all-data: sha256 [0-9a-f]{{64}}, expected {SONAR.sha256}",
+        ),
+    ],
+)
 def test_http_bad_file_is_an_error_and_leaves_nothing(server, tmp_path, fault, message):
     server.hits.clear()
     server.faults[_sonar_path()] = [fault, fault]
     out = tmp_path / "uci_binary" / "sonar.all-data"
     with pytest.raises(DataError, match=message):
-        fetch_raw("uci_binary", "sonar.all-data", _cfg(["url"], base_url=server.url, retries=2), out)
+        fetch_raw(
+            "uci_binary", "sonar.all-data", _cfg(["url"], base_url=server.url, retries=2), out
+        )
     assert server.hits[_sonar_path()] == 2
     assert _leftovers(out.parent) == []
 
@@ -131,11 +145,18 @@ def test_offline_without_mirror_names_file_url_and_config_key(tmp_path):
     sock.close()  # nothing listens on this port any more
     out = tmp_path / "adult" / "adult.data"
     with pytest.raises(DataError) as err:
-        fetch_raw("adult", "adult.data", _cfg(["mirror", "url"], base_url=f"http://127.0.0.1:{port}"), out)
+        fetch_raw(
+            "adult", "adult.data", _cfg(["mirror", "url"], base_url=f"http://127.0.0.1:{port}"), out
+        )
     msg = str(err.value)
-    for fragment in ("adult/adult.data", "mirror: data.mirror is not set",
-                     f"http://127.0.0.1:{port}/ml/machine-learning-databases/adult/adult.data",
-                     "after 2 attempt(s)", "data.mirror", "ENSEMBLE_REPRO_MIRROR"):
+    for fragment in (
+        "adult/adult.data",
+        "mirror: data.mirror is not set",
+        f"http://127.0.0.1:{port}/ml/machine-learning-databases/adult/adult.data",
+        "after 2 attempt(s)",
+        "data.mirror",
+        "ENSEMBLE_REPRO_MIRROR",
+    ):
         assert fragment in msg, msg
     assert _leftovers(out.parent) == []
 
@@ -155,11 +176,17 @@ def _small_mirror(tmp_path, mirror, content):
     return tmp_path / "mirror"
 
 
-@pytest.mark.parametrize("case, message", [
-    ("flipped", rf"corrupt copy of sonar.all-data: sha256 [0-9a-f]{{64}}, expected {SONAR.sha256}"),
-    ("truncated", r"sonar.all-data.gz is not a complete gzip file"),
-    ("missing", r"mirror: none of .*sonar.all-data.gz exists"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        (
+            "flipped",
+            rf"corrupt copy of sonar.all-data: sha256 [0-9a-f]{{64}}, expected {SONAR.sha256}",
+        ),
+        ("truncated", r"sonar.all-data.gz is not a complete gzip file"),
+        ("missing", r"mirror: none of .*sonar.all-data.gz exists"),
+    ],
+)
 def test_bad_mirror_file_is_an_error_and_leaves_nothing(mirror, tmp_path, case, message):
     good = (mirror / "uci_binary" / "sonar.all-data.gz").read_bytes()
     if case == "flipped":
@@ -179,15 +206,21 @@ def test_bad_mirror_falls_back_to_url(mirror, server, tmp_path):
     good = (mirror / "uci_binary" / "sonar.all-data.gz").read_bytes()
     small = _small_mirror(tmp_path, mirror, good[:100])
     out = tmp_path / "sonar.all-data"
-    origin = fetch_raw("uci_binary", "sonar.all-data",
-                       _cfg(["mirror", "url"], mirror=small, base_url=server.url), out)
+    origin = fetch_raw(
+        "uci_binary",
+        "sonar.all-data",
+        _cfg(["mirror", "url"], mirror=small, base_url=server.url),
+        out,
+    )
     assert origin.startswith(server.url)
     assert hashlib.sha256(out.read_bytes()).hexdigest() == SONAR.sha256
 
 
 def test_openml_is_only_used_for_files_it_distributes_as_is(tmp_path):
     out = tmp_path / "sonar.all-data"
-    with pytest.raises(DataError, match="openml: sonar.all-data is not distributed by OpenML as-is"):
+    with pytest.raises(
+        DataError, match="openml: sonar.all-data is not distributed by OpenML as-is"
+    ):
         fetch_raw("uci_binary", "sonar.all-data", _cfg(["openml"]), out)
     assert RAW_FILES["nomao/nomao.arff"].openml_file_id == 1592278
     assert RAW_FILES["adult/adult.data"].openml_id == 1590
@@ -201,8 +234,10 @@ def test_unknown_raw_file():
 def test_openml_source_downloads_the_recorded_file(server, mirror, tmp_path, monkeypatch):
     nomao = RAW_FILES["nomao/nomao.arff"]
     server.files["/data/v1/download/1592278/nomao.arff"] = _raw(mirror, nomao.key)
-    monkeypatch.setattr("ensemble_repro.data.fetch._openml_url",
-                        lambda raw: f"{server.url}/data/v1/download/{raw.openml_file_id}/nomao.arff")
+    monkeypatch.setattr(
+        "ensemble_repro.data.fetch._openml_url",
+        lambda raw: f"{server.url}/data/v1/download/{raw.openml_file_id}/nomao.arff",
+    )
     out = tmp_path / "nomao.arff"
     origin = fetch_raw("nomao", "nomao.arff", _cfg(["openml"]), out)
     assert origin.startswith("OpenML dataset 1486")
@@ -249,8 +284,9 @@ def test_full_disk_is_reported_as_a_full_disk(mirror, server, tmp_path, monkeypa
     monkeypatch.setattr("ensemble_repro.data.fetch.open", _FullDisk(open), raising=False)
     out = tmp_path / "raw" / "uci_binary" / "sonar.all-data"
     with pytest.raises(DataError) as err:
-        fetch_raw("uci_binary", "sonar.all-data",
-                  _cfg(sources, mirror=mirror, base_url=server.url), out)
+        fetch_raw(
+            "uci_binary", "sonar.all-data", _cfg(sources, mirror=mirror, base_url=server.url), out
+        )
     msg = str(err.value)
     assert msg.startswith(f"the disk is full: no space left in {out.parent} "), msg
     assert "MB free" in msg and "Free space on that file system" in msg

@@ -24,26 +24,50 @@ def _ibm_double(x: float) -> bytes:
         x, exp = x / 16, exp + 1
     while x < 1 / 16:
         x, exp = x * 16, exp - 1
-    return bytes([sign | exp]) + int(round(x * 2 ** 56)).to_bytes(7, "big")
+    return bytes([sign | exp]) + int(round(x * 2**56)).to_bytes(7, "big")
 
 
 def write_xport(path, df: pd.DataFrame) -> None:
     """A minimal SAS XPORT v5 file: one member, numeric variables only."""
+
     def pad(b: bytes, fill=b" ") -> bytes:
         return b + fill * (-len(b) % 80)
 
-    out = [b"HEADER RECORD*******LIBRARY HEADER RECORD!!!!!!!000000000000000000000000000000  ",
-           b"SAS     SAS     SASLIB  9.4     X64_7PRO" + b" " * 24 + DATE,
-           DATE + b" " * 64,
-           b"HEADER RECORD*******MEMBER  HEADER RECORD!!!!!!!000000000000000001600000000140  ",
-           b"HEADER RECORD*******DSCRPTR HEADER RECORD!!!!!!!000000000000000000000000000000  ",
-           b"SAS     H192    SASDATA 9.4     X64_7PRO" + b" " * 24 + DATE,
-           DATE + b" " * 16 + b"MEPS TEST".ljust(40) + b" " * 8,
-           b"HEADER RECORD*******NAMESTR HEADER RECORD!!!!!!!000000"
-           + f"{df.shape[1]:04d}".encode() + b"0" * 20 + b"  "]
-    names = b"".join(struct.pack(">hhhh8s40s8shhh2s8shhl52s", 1, 0, 8, i + 1, c.encode().ljust(8),
-                                 b" " * 40, b" " * 8, 0, 0, 0, b"  ", b" " * 8, 0, 0, 8 * i, bytes(52))
-                     for i, c in enumerate(df.columns))
+    out = [
+        b"HEADER RECORD*******LIBRARY HEADER RECORD!!!!!!!000000000000000000000000000000  ",
+        b"SAS     SAS     SASLIB  9.4     X64_7PRO" + b" " * 24 + DATE,
+        DATE + b" " * 64,
+        b"HEADER RECORD*******MEMBER  HEADER RECORD!!!!!!!000000000000000001600000000140  ",
+        b"HEADER RECORD*******DSCRPTR HEADER RECORD!!!!!!!000000000000000000000000000000  ",
+        b"SAS     H192    SASDATA 9.4     X64_7PRO" + b" " * 24 + DATE,
+        DATE + b" " * 16 + b"MEPS TEST".ljust(40) + b" " * 8,
+        b"HEADER RECORD*******NAMESTR HEADER RECORD!!!!!!!000000"
+        + f"{df.shape[1]:04d}".encode()
+        + b"0" * 20
+        + b"  ",
+    ]
+    names = b"".join(
+        struct.pack(
+            ">hhhh8s40s8shhh2s8shhl52s",
+            1,
+            0,
+            8,
+            i + 1,
+            c.encode().ljust(8),
+            b" " * 40,
+            b" " * 8,
+            0,
+            0,
+            0,
+            b"  ",
+            b" " * 8,
+            0,
+            0,
+            8 * i,
+            bytes(52),
+        )
+        for i, c in enumerate(df.columns)
+    )
     out.append(pad(names))
     out.append(b"HEADER RECORD*******OBS     HEADER RECORD!!!!!!!000000000000000000000000000000  ")
     out.append(pad(b"".join(_ibm_double(v) for v in df.to_numpy().ravel())))
@@ -59,13 +83,13 @@ def _person(**overrides):
 
 
 PEOPLE = [
-    _person(OBTOTV16=3, RXTOT16=10, AGE53X=-1, REGION53=4, RACEV2X=12),       # kept, AGE -1 -> 0
-    _person(ERTOT16=-1),                                                      # negative utilisation
-    _person(REGION53=-8),                                                     # categorical < -1
-    _person(EDUCYR=-7),                                                       # quantitative < -1
-    _person(REGION53=-1, FAMINC16=-1, NOINSTM=-1, IPDIS16=0, MARRY53X=-1),    # kept, -1s
-    _person(REGION53=2, AGE53X=85, FAMINC16=54321, OBTOTV16=0, RACEV2X=1),    # kept
-    _person(OBCHIR16=-9, REGION53=3),                                         # negative utilisation
+    _person(OBTOTV16=3, RXTOT16=10, AGE53X=-1, REGION53=4, RACEV2X=12),  # kept, AGE -1 -> 0
+    _person(ERTOT16=-1),  # negative utilisation
+    _person(REGION53=-8),  # categorical < -1
+    _person(EDUCYR=-7),  # quantitative < -1
+    _person(REGION53=-1, FAMINC16=-1, NOINSTM=-1, IPDIS16=0, MARRY53X=-1),  # kept, -1s
+    _person(REGION53=2, AGE53X=85, FAMINC16=54321, OBTOTV16=0, RACEV2X=1),  # kept
+    _person(OBCHIR16=-9, REGION53=3),  # negative utilisation
 ]
 
 
@@ -87,8 +111,13 @@ def test_writer_roundtrips_through_pandas(ssp):
 def test_recipe_rows_recoding_columns_and_target(ssp):
     t = meps(ssp, chunksize=3)  # chunks straddle the dropped rows
     kept = [PEOPLE[i] for i in (0, 4, 5)]
-    expected_cols = MEPS_QUANTITATIVE + ["REGION53_-1", "REGION53_2", "REGION53_4",
-                                         "RACEV2X_1", "RACEV2X_12"]
+    expected_cols = MEPS_QUANTITATIVE + [
+        "REGION53_-1",
+        "REGION53_2",
+        "REGION53_4",
+        "RACEV2X_1",
+        "RACEV2X_12",
+    ]
     for var in MEPS_CATEGORICAL[2:]:
         expected_cols += [f"{var}_-1", f"{var}_1"] if var == "MARRY53X" else [f"{var}_1"]
     assert list(t.X.columns) == expected_cols
@@ -135,11 +164,18 @@ def test_meps_is_fetched_from_any_mirror_layout(ssp, tmp_path, layout):
         with zipfile.ZipFile(d / layout, "w") as zf:
             zf.write(ssp, "H192.SSP")  # member names are matched case-insensitively
     else:
-        (d / layout).write_bytes(gzip.compress(ssp.read_bytes()) if layout.endswith(".gz")
-                                 else ssp.read_bytes())
+        (d / layout).write_bytes(
+            gzip.compress(ssp.read_bytes()) if layout.endswith(".gz") else ssp.read_bytes()
+        )
     out = tmp_path / "raw" / "meps_2016" / "h192.ssp"
-    cfg = {"mirror": str(tmp_path / "mirror"), "sources": ["mirror"], "base_url": None,
-           "timeout_seconds": 5, "retries": 1, "require_all": False}
+    cfg = {
+        "mirror": str(tmp_path / "mirror"),
+        "sources": ["mirror"],
+        "base_url": None,
+        "timeout_seconds": 5,
+        "retries": 1,
+        "require_all": False,
+    }
     assert fetch_raw("meps_2016", "h192.ssp", cfg, out).endswith(layout)
     assert out.read_bytes() == ssp.read_bytes()
 
@@ -148,8 +184,14 @@ def test_meps_that_is_not_xport_is_rejected(tmp_path):
     d = tmp_path / "mirror" / "meps_2016"
     d.mkdir(parents=True)
     (d / "h192.ssp").write_bytes(b"<html>AHRQ maintenance page</html>")
-    cfg = {"mirror": str(tmp_path / "mirror"), "sources": ["mirror"], "base_url": None,
-           "timeout_seconds": 5, "retries": 1, "require_all": False}
+    cfg = {
+        "mirror": str(tmp_path / "mirror"),
+        "sources": ["mirror"],
+        "base_url": None,
+        "timeout_seconds": 5,
+        "retries": 1,
+        "require_all": False,
+    }
     out = tmp_path / "raw" / "h192.ssp"
     with pytest.raises(DataError, match="did not give a SAS XPORT file"):
         fetch_raw("meps_2016", "h192.ssp", cfg, out)

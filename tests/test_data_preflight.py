@@ -22,8 +22,14 @@ NAMES = ["sonar", "banknote"]
 
 
 def _cfg(mirror, sources=("mirror",), base_url=None, require_all=False):
-    return {"mirror": None if mirror is None else str(mirror), "sources": list(sources),
-            "base_url": base_url, "timeout_seconds": 5, "retries": 1, "require_all": require_all}
+    return {
+        "mirror": None if mirror is None else str(mirror),
+        "sources": list(sources),
+        "base_url": base_url,
+        "timeout_seconds": 5,
+        "retries": 1,
+        "require_all": require_all,
+    }
 
 
 @pytest.fixture
@@ -117,12 +123,22 @@ def test_corrupted_file_with_same_size_and_mtime_is_hashed_again(small, monkeypa
 def test_plan_names_and_raw_paths(small):
     plan = preflight(_cfg(small[0]), ["sonar"], raw_dir=small[1])
     assert plan.raw_paths("spambase", "resources/raw") == [
-        "resources/raw/uci_binary/spambase.data", "resources/raw/uci_binary/spambase.names"]
-    assert plan.raw_paths("adult_test") == ["resources/raw/adult/adult.data",
-                                             "resources/raw/adult/adult.test"]
+        "resources/raw/uci_binary/spambase.data",
+        "resources/raw/uci_binary/spambase.names",
+    ]
+    assert plan.raw_paths("adult_test") == [
+        "resources/raw/adult/adult.data",
+        "resources/raw/adult/adult.test",
+    ]
     assert "meps" in plan.all_names and "adult_train" in plan.all_names
-    assert set(plan.all_groups) == {"communities_and_crime", "blogfeedback", "adult", "nomao",
-                                    "uci_binary", "meps_2016"}
+    assert set(plan.all_groups) == {
+        "communities_and_crime",
+        "blogfeedback",
+        "adult",
+        "nomao",
+        "uci_binary",
+        "meps_2016",
+    }
     assert "h192.ssp" in plan.all_filenames and "communities.names" in plan.all_filenames
 
 
@@ -132,8 +148,13 @@ def test_missing_mirror_file(small):
     with pytest.raises(DataError) as err:
         preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
     msg = str(err.value)
-    for fragment in ("sonar.all-data.gz is missing", "data set sonar", "re-copy",
-                     "data.mirror", "remove 'mirror' from data.sources"):
+    for fragment in (
+        "sonar.all-data.gz is missing",
+        "data set sonar",
+        "re-copy",
+        "data.mirror",
+        "remove 'mirror' from data.sources",
+    ):
         assert fragment in msg, msg
     assert "\n" not in msg
 
@@ -172,12 +193,16 @@ def test_raw_file_already_present_needs_no_source(small, mirror):
         dst.write_bytes(gzip.decompress((mirror / f"{key}.gz").read_bytes()))
     assert preflight(_cfg(None), NAMES, raw_dir=raw_dir).available == NAMES
     dst.write_bytes(dst.read_bytes() + b"\n")
-    with pytest.raises(DataError, match=r"data_banknote_authentication.txt is corrupt: .*Delete it"):
+    with pytest.raises(
+        DataError, match=r"data_banknote_authentication.txt is corrupt: .*Delete it"
+    ):
         preflight(_cfg(None), NAMES, raw_dir=raw_dir)
 
 
 def test_no_source_at_all(tmp_path):
-    with pytest.raises(DataError, match=r"No source can supply uci_binary/sonar.all-data.*data.mirror is not set"):
+    with pytest.raises(
+        DataError, match=r"No source can supply uci_binary/sonar.all-data.*data.mirror is not set"
+    ):
         preflight(_cfg(None), ["sonar"], raw_dir=str(tmp_path / "raw"))
 
 
@@ -186,9 +211,13 @@ def test_meps_absent_is_a_warning(small):
     plan = preflight(_cfg(mirror), ["meps", "sonar"], raw_dir=raw_dir)
     assert plan.available == ["sonar"]
     (msg,) = plan.warnings
-    for fragment in ("https://meps.ahrq.gov/mepsweb/data_files/pufs/h192ssp.zip",
-                     f"{mirror}/meps_2016/h192ssp.zip", f"{raw_dir}/meps_2016/h192.ssp",
-                     "MEPS panels are skipped", "data.require_all: true"):
+    for fragment in (
+        "https://meps.ahrq.gov/mepsweb/data_files/pufs/h192ssp.zip",
+        f"{mirror}/meps_2016/h192ssp.zip",
+        f"{raw_dir}/meps_2016/h192.ssp",
+        "MEPS panels are skipped",
+        "data.require_all: true",
+    ):
         assert fragment in msg, msg
 
 

@@ -19,16 +19,26 @@ REGRESSION = {"communities", "blog"}
 def prepared(mirror, tmp_path_factory):
     """Fetch every raw file from the mirror and prepare every data set once per session."""
     root = tmp_path_factory.mktemp("prepared")
-    cfg = {"mirror": str(mirror), "sources": ["mirror"], "base_url": None, "timeout_seconds": 5,
-           "retries": 1, "require_all": False}
+    cfg = {
+        "mirror": str(mirror),
+        "sources": ["mirror"],
+        "base_url": None,
+        "timeout_seconds": 5,
+        "retries": 1,
+        "require_all": False,
+    }
     for name in NAMES:
         paths = DataPlan.raw_paths(name, str(root / "raw"))
         for p in paths:
             if not (root / p).exists():
                 group, filename = p.split("/")[-2:]
                 fetch_raw(group, filename, cfg, p)
-        prepare(name, paths, root / "results" / "data" / f"{name}.parquet",
-                root / "results" / "data" / f"{name}.json")
+        prepare(
+            name,
+            paths,
+            root / "results" / "data" / f"{name}.parquet",
+            root / "results" / "data" / f"{name}.json",
+        )
     return root
 
 
@@ -55,8 +65,11 @@ def test_shape_dtypes_no_nan_and_sidecar(prepared, name):
 
 def test_communities_columns_and_target_from_raw_text(prepared, mirror):
     X, y = load("communities", prepared / "results")
-    names = [ln.split()[1] for ln in _lines(mirror, "communities_and_crime/communities.names")
-             if ln.startswith("@attribute")]
+    names = [
+        ln.split()[1]
+        for ln in _lines(mirror, "communities_and_crime/communities.names")
+        if ln.startswith("@attribute")
+    ]
     rows = [ln.split(",") for ln in _lines(mirror, "communities_and_crime/communities.data")]
     with_q = {j for r in rows for j, v in enumerate(r) if v == "?"}
     kept = [j for j in range(5, 127) if j not in with_q]
@@ -101,7 +114,7 @@ def test_adult_codes_labels_and_shared_categories(prepared, mirror):
 def test_nomao_labels_and_first_row(prepared, mirror):
     X, y = load("nomao", prepared / "results")
     lines = _lines(mirror, "nomao/nomao.arff")
-    data = lines[lines.index("@data") + 1:]
+    data = lines[lines.index("@data") + 1 :]
     first = data[0].split(",")
     assert X.iloc[0].tolist() == [float(v) for v in first[:118]]
     assert y[0] == int(first[118]) - 1
@@ -109,13 +122,16 @@ def test_nomao_labels_and_first_row(prepared, mirror):
     assert str(X["V7"].dtype) == "int64" and str(X["V1"].dtype) == "float64"
 
 
-@pytest.mark.parametrize("name, rel, label_col, positive, count", [
-    ("wdbc", "uci_binary/wdbc.data", 1, "M", 212),
-    ("ionosphere", "uci_binary/ionosphere.data", 34, "g", 225),
-    ("sonar", "uci_binary/sonar.all-data", 60, "M", 111),
-    ("spambase", "uci_binary/spambase.data", 57, "1", 1813),
-    ("banknote", "uci_binary/data_banknote_authentication.txt", 4, "1", 610),
-])
+@pytest.mark.parametrize(
+    "name, rel, label_col, positive, count",
+    [
+        ("wdbc", "uci_binary/wdbc.data", 1, "M", 212),
+        ("ionosphere", "uci_binary/ionosphere.data", 34, "g", 225),
+        ("sonar", "uci_binary/sonar.all-data", 60, "M", 111),
+        ("spambase", "uci_binary/spambase.data", 57, "1", 1813),
+        ("banknote", "uci_binary/data_banknote_authentication.txt", 4, "1", 610),
+    ],
+)
 def test_uci_labels_and_rows_from_raw_text(prepared, mirror, name, rel, label_col, positive, count):
     X, y = load(name, prepared / "results")
     rows = [ln.split(",") for ln in _lines(mirror, rel) if ln]
@@ -123,14 +139,20 @@ def test_uci_labels_and_rows_from_raw_text(prepared, mirror, name, rel, label_co
     assert y.tolist() == [int(r[label_col] == positive) for r in rows]
     first = 2 if name == "wdbc" else 0
     for i in (0, len(rows) // 2, len(rows) - 1):
-        assert X.iloc[i].tolist() == [float(v) for v in rows[i][first:first + X.shape[1]]]
+        assert X.iloc[i].tolist() == [float(v) for v in rows[i][first : first + X.shape[1]]]
 
 
 def test_spambase_and_wdbc_feature_names(prepared):
     assert list(load("spambase", prepared / "results")[0].columns[[0, 48, 56]]) == [
-        "word_freq_make", "char_freq_;", "capital_run_length_total"]
+        "word_freq_make",
+        "char_freq_;",
+        "capital_run_length_total",
+    ]
     assert list(load("wdbc", prepared / "results")[0].columns[[0, 10, 29]]) == [
-        "radius_mean", "radius_se", "fractal_dimension_worst"]
+        "radius_mean",
+        "radius_se",
+        "fractal_dimension_worst",
+    ]
 
 
 def test_german_codes_and_label(prepared, mirror):
@@ -145,7 +167,12 @@ def test_german_codes_and_label(prepared, mirror):
 
 def test_prepared_names_for():
     assert prepared_names_for(["communities", "adult", "nomao", "adult", "wdbc"]) == [
-        "communities", "adult_train", "adult_test", "nomao", "wdbc"]
+        "communities",
+        "adult_train",
+        "adult_test",
+        "nomao",
+        "wdbc",
+    ]
     with pytest.raises(DataError, match="unknown data set 'boston'.*adult"):
         prepared_names_for(["boston"])
 
@@ -160,7 +187,9 @@ def test_prepare_rejects_a_corrupt_raw_file(prepared, tmp_path):
     data = bytearray((prepared / "raw" / "uci_binary" / "sonar.all-data").read_bytes())
     data[100] ^= 1
     bad.write_bytes(bytes(data))
-    with pytest.raises(DataError, match="sonar.all-data is corrupt: sha256 [0-9a-f]{64}, expected e90434"):
+    with pytest.raises(
+        DataError, match="sonar.all-data is corrupt: sha256 [0-9a-f]{64}, expected e90434"
+    ):
         prepare("sonar", [bad], tmp_path / "sonar.parquet", tmp_path / "sonar.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sonar.all-data"]
     assert np.isfinite(load("sonar", prepared / "results")[0].to_numpy()).all()

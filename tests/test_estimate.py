@@ -22,7 +22,7 @@ CONFIGS = {"smoke": REPO / "config" / "smoke.yaml", "paper": REPO / "config" / "
 
 def dry_run_counts(output: str) -> Counter:
     """Jobs per rule from the job-stats table of ``snakemake -n``."""
-    table = output[output.index("Job stats:"):]
+    table = output[output.index("Job stats:") :]
     counts = Counter()
     for line in table.splitlines()[3:]:
         fields = line.split()
@@ -36,8 +36,7 @@ def dry_run_counts(output: str) -> Counter:
 @pytest.fixture(scope="module", params=sorted(CONFIGS))
 def dry_run(request, tmp_path_factory):
     path = CONFIGS[request.param]
-    proc = run_snakemake(tmp_path_factory.mktemp(request.param), "-n", configfile=path,
-                         timeout=600)
+    proc = run_snakemake(tmp_path_factory.mktemp(request.param), "-n", configfile=path, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:]
     return path, proc.stdout
 
@@ -65,29 +64,40 @@ def test_dry_run_prints_estimate(dry_run):
 
 @pytest.fixture
 def units(tmp_path):
-    rows = ["unit,key,size,cpu_seconds,source",
-            "job_start,,0,1,test", "jab_start,,0,1,test", "light_job,,0,2,test",
-            "rows,communities,0,100,test",
-            "jab_fit,communities/ridge,1,1,test", "jab_fit,communities/ridge,4,4,test",
-            "jab_predict,communities/ridge,0,0.01,test"]
+    rows = [
+        "unit,key,size,cpu_seconds,source",
+        "job_start,,0,1,test",
+        "jab_start,,0,1,test",
+        "light_job,,0,2,test",
+        "rows,communities,0,100,test",
+        "jab_fit,communities/ridge,1,1,test",
+        "jab_fit,communities/ridge,4,4,test",
+        "jab_predict,communities/ridge,0,0.01,test",
+    ]
     path = tmp_path / "units.csv"
     path.write_text("\n".join(rows) + "\n")
     return est.UnitCosts(path)
 
 
 def toy_config(**main):
-    return {"experiments": {"jab": True, "qwyc": False, "knapsack": False},
-            "jab": {"datasets": ["communities"], "learners": ["ridge"], "n_trials": 1,
-                    "max_test_points": 10,
-                    "main": {"n": 4, "m_ratios": [0.5], "n_resamples": 3, **main},
-                    "fixed_vs_random": {"enabled": False}}}
+    return {
+        "experiments": {"jab": True, "qwyc": False, "knapsack": False},
+        "jab": {
+            "datasets": ["communities"],
+            "learners": ["ridge"],
+            "n_trials": 1,
+            "max_test_points": 10,
+            "main": {"n": 4, "m_ratios": [0.5], "n_resamples": 3, **main},
+            "fixed_vs_random": {"enabled": False},
+        },
+    }
 
 
 def test_unit_arithmetic_by_hand(units):
     """n = 4, m = 2, B = 3, 100 rows (10 test rows kept), 1 trial; fits cost 1 s at m = 1 and
     4 s at m = 4, so 2 s at m = 2 (log-log); predictions 0.01 s per model and row."""
-    p = 0.8 ** 2                        # a resample of 2 from 5 points misses a given one
-    jab_fits = math.floor(3 / (p * 0.75 ** 2)) * p          # floor(8.33) * 0.64 = 5.12
+    p = 0.8**2  # a resample of 2 from 5 points misses a given one
+    jab_fits = math.floor(3 / (p * 0.75**2)) * p  # floor(8.33) * 0.64 = 5.12
     assert jab_fits == pytest.approx(5.12)
     main = 1 + jab_fits * (2 + 14 * 0.01) + 4 * 3 * (2 + 11 * 0.01)
     jplus = 1 + 4 * (units.at("jab_fit", "communities/ridge", 3) + 11 * 0.01)
@@ -123,14 +133,19 @@ def test_wall_time_schedules_the_dag(units):
 def test_slurm_bundles_group_components(units):
     """group-components: jab_grid=2 puts both cells in one SLURM job of 8 cores (side by side),
     so the cluster wall is the longer cell, not their sum."""
-    jobs = [j for j in est.jobs(toy_config(m_ratios=[0.5, 1.0]), ["communities"], units)
-            if j.rule.startswith("jab_main")]
+    jobs = [
+        j
+        for j in est.jobs(toy_config(m_ratios=[0.5, 1.0]), ["communities"], units)
+        if j.rule.startswith("jab_main")
+    ]
     profile = {"jobs": 10, "cores": 8, "group-components": {"jab_grid": 2}}
     assert est.slurm_wall(jobs, profile) == pytest.approx(
-        max(j.cpu for j in jobs) / 2 + est.SLURM_OVERHEAD)
+        max(j.cpu for j in jobs) / 2 + est.SLURM_OVERHEAD
+    )
     profile["group-components"] = {}
     assert est.slurm_wall(jobs, {**profile, "jobs": 1}) == pytest.approx(
-        sum(j.cpu for j in jobs) / 2 + 2 * est.SLURM_OVERHEAD)
+        sum(j.cpu for j in jobs) / 2 + 2 * est.SLURM_OVERHEAD
+    )
 
 
 def test_missing_unit_cost_names_the_table(tmp_path):
@@ -143,8 +158,11 @@ def test_missing_unit_cost_names_the_table(tmp_path):
 def test_package_table_covers_every_mirrored_data_set():
     """The shipped table prices every experiment of the paper config (MEPS aside)."""
     config = yaml.safe_load(CONFIGS["paper"].read_text())
-    costs = est.estimate(config, 16, slurm_profile=est.load_profile(
-        REPO / "workflow" / "profiles" / "slurm" / "config.yaml"))
+    costs = est.estimate(
+        config,
+        16,
+        slurm_profile=est.load_profile(REPO / "workflow" / "profiles" / "slurm" / "config.yaml"),
+    )
     assert [c.paper for c in costs] == ["jab", "qwyc", "knapsack", "total"]
     assert all(c.cpu_hours > 0 and c.wall_hours > 0 and c.slurm_hours > 0 for c in costs)
     assert costs[-1].wall_hours <= costs[-1].cpu_hours

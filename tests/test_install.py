@@ -16,8 +16,16 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 #: Packages of the ``workflow`` extra (and its heavy dependencies) the bare install must not have.
-PIPELINE_ONLY = ["snakemake", "snakemake_executor_plugin_slurm", "openml", "pandas", "pyarrow",
-                 "matplotlib", "yaml", "jsonschema"]
+PIPELINE_ONLY = [
+    "snakemake",
+    "snakemake_executor_plugin_slurm",
+    "openml",
+    "pandas",
+    "pyarrow",
+    "matplotlib",
+    "yaml",
+    "jsonschema",
+]
 
 SMOKE = textwrap.dedent("""
     import importlib.util, json

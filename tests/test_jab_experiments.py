@@ -40,8 +40,14 @@ def test_capped_test_rows_keep_the_papers_training_rows():
 
 def job_config(n_trials=2, n=20, n_resamples=5, max_test_points=None):
     """The config's ``jab`` section for one main-grid job of :func:`jab.run_job`."""
-    return {"alpha": 0.1, "n_trials": n_trials, "trial_seed_base": 98765, "aggregations": AGGS,
-            "max_test_points": max_test_points, "main": {"n": n, "n_resamples": n_resamples}}
+    return {
+        "alpha": 0.1,
+        "n_trials": n_trials,
+        "trial_seed_base": 98765,
+        "aggregations": AGGS,
+        "max_test_points": max_test_points,
+        "main": {"n": n, "n_resamples": n_resamples},
+    }
 
 
 def prepared_table(path, n_total=150, p=6):
@@ -52,12 +58,24 @@ def prepared_table(path, n_total=150, p=6):
 
 
 @pytest.mark.parametrize(("learner", "n", "n_resamples"), [("ridge", 20, 5), ("nn", 20, 5)])
-def test_main_job_rows_deterministic_and_worker_independent(learner, n, n_resamples, tmp_path,
-                                                            capfd):
+def test_main_job_rows_deterministic_and_worker_independent(
+    learner, n, n_resamples, tmp_path, capfd
+):
     table = prepared_table(tmp_path / "synthetic.parquet")
     cfg = job_config(n=n, n_resamples=n_resamples)
-    a, b = (jab.run_job("main", table, dataset="synthetic", learner=learner, jab_cfg=cfg,
-                        seed=7, m_ratio=0.6, n_jobs=j) for j in (1, 2))
+    a, b = (
+        jab.run_job(
+            "main",
+            table,
+            dataset="synthetic",
+            learner=learner,
+            jab_cfg=cfg,
+            seed=7,
+            m_ratio=0.6,
+            n_jobs=j,
+        )
+        for j in (1, 2)
+    )
     pd.testing.assert_frame_equal(drop_timing(a), drop_timing(b))
     assert "ConvergenceWarning" not in capfd.readouterr().err  # silenced in worker processes too
     assert set(a["method"]) == {jab.JAB, jab.JPLUS_ENSEMBLE} and set(a["aggregation"]) == set(AGGS)
@@ -66,12 +84,25 @@ def test_main_job_rows_deterministic_and_worker_independent(learner, n, n_resamp
     assert list(a["trial"].unique()) == [0, 1]
     X, y = synthetic()
     with threadpool_limits(limits=1):  # as in run_job (multi-threaded BLAS: MLP fits crawl)
-        one = pd.DataFrame(jab.main_cell(X, y, dataset="synthetic", learner=learner,
-                                         m_ratio=0.6, trial=1, n=n, n_resamples=n_resamples,
-                                         aggregations=AGGS, alpha=0.1, seed=7,
-                                         trial_seed_base=98765))
-    pd.testing.assert_frame_equal(drop_timing(a[a["trial"] == 1].reset_index(drop=True)),
-                                  drop_timing(one))
+        one = pd.DataFrame(
+            jab.main_cell(
+                X,
+                y,
+                dataset="synthetic",
+                learner=learner,
+                m_ratio=0.6,
+                trial=1,
+                n=n,
+                n_resamples=n_resamples,
+                aggregations=AGGS,
+                alpha=0.1,
+                seed=7,
+                trial_seed_base=98765,
+            )
+        )
+    pd.testing.assert_frame_equal(
+        drop_timing(a[a["trial"] == 1].reset_index(drop=True)), drop_timing(one)
+    )
     timing = [c for c in a.columns if "seconds" in c]
     assert timing and all(c.endswith("_seconds") for c in timing)
     assert (a["total_cpu_seconds"] > 0).all()
@@ -80,14 +111,26 @@ def test_main_job_rows_deterministic_and_worker_independent(learner, n, n_resamp
 def test_run_job_rejects_a_bad_worker_count(tmp_path):
     table = prepared_table(tmp_path / "synthetic.parquet")
     with pytest.raises(ValueError, match="n_jobs must be a positive number of worker.*got 0"):
-        jab.run_job("main", table, dataset="synthetic", learner="ridge", jab_cfg=job_config(),
-                    seed=7, m_ratio=0.6, n_jobs=0)
+        jab.run_job(
+            "main",
+            table,
+            dataset="synthetic",
+            learner="ridge",
+            jab_cfg=job_config(),
+            seed=7,
+            m_ratio=0.6,
+            n_jobs=0,
+        )
 
 
 def test_jplus_ensemble_same_for_any_n_jobs():
     X, y = synthetic(60)
-    fits = [JackknifePlusEnsemble(PaperRidge(), n_resamples=3, random_state=4, n_jobs=j)
-            .fit(X[:30], y[:30]).predict_interval(X[30:]) for j in (1, 2)]
+    fits = [
+        JackknifePlusEnsemble(PaperRidge(), n_resamples=3, random_state=4, n_jobs=j)
+        .fit(X[:30], y[:30])
+        .predict_interval(X[30:])
+        for j in (1, 2)
+    ]
     np.testing.assert_array_equal(fits[0], fits[1])
 
 
@@ -95,22 +138,47 @@ def test_jplus_ensemble_same_for_any_n_jobs():
 def tiny_results(tmp_path_factory):
     """Cells for two data sets x ridge, plus 'meps' configured but missing."""
     X, y = synthetic()
-    cfg = {"alpha": 0.1, "datasets": ["meps", "blog", "communities"], "learners": ["ridge"],
-           "aggregations": AGGS, "n_trials": 2, "trial_seed_base": 98765, "timing_m_ratio": 0.6,
-           "max_test_points": None,
-           "main": {"n": 20, "m_ratios": [0.4, 0.6], "n_resamples": 4},
-           "fixed_vs_random": {"enabled": True, "n": 30, "m_ratios": [0.5, 1.0], "n_resamples": 6}}
+    cfg = {
+        "alpha": 0.1,
+        "datasets": ["meps", "blog", "communities"],
+        "learners": ["ridge"],
+        "aggregations": AGGS,
+        "n_trials": 2,
+        "trial_seed_base": 98765,
+        "timing_m_ratio": 0.6,
+        "max_test_points": None,
+        "main": {"n": 20, "m_ratios": [0.4, 0.6], "n_resamples": 4},
+        "fixed_vs_random": {"enabled": True, "n": 30, "m_ratios": [0.5, 1.0], "n_resamples": 6},
+    }
     common = dict(learner="ridge", alpha=0.1, seed=1, trial_seed_base=98765)
     main, jplus, fvr = [], [], []
     for ds in ("blog", "communities"):
         for t in range(2):
             for r in (0.4, 0.6):
-                main += jab.main_cell(X, y, dataset=ds, m_ratio=r, trial=t, n=20, n_resamples=4,
-                                      aggregations=AGGS, **common)
+                main += jab.main_cell(
+                    X,
+                    y,
+                    dataset=ds,
+                    m_ratio=r,
+                    trial=t,
+                    n=20,
+                    n_resamples=4,
+                    aggregations=AGGS,
+                    **common,
+                )
             jplus += jab.jplus_cell(X, y, dataset=ds, trial=t, n=20, **common)
             for r in (0.5, 1.0):
-                fvr += jab.fixed_vs_random_cell(X, y, dataset=ds, m_ratio=r, trial=t, n=30,
-                                                n_resamples=6, aggregations=AGGS, **common)
+                fvr += jab.fixed_vs_random_cell(
+                    X,
+                    y,
+                    dataset=ds,
+                    m_ratio=r,
+                    trial=t,
+                    n=30,
+                    n_resamples=6,
+                    aggregations=AGGS,
+                    **common,
+                )
     d = tmp_path_factory.mktemp("jab")
     paths = {k: d / f"{k}.csv" for k in ("main", "jplus", "fvr")}
     for k, rows in (("main", main), ("jplus", jplus), ("fvr", fvr)):
@@ -120,23 +188,35 @@ def tiny_results(tmp_path_factory):
 
 def test_every_figure_and_table_renders(tiny_results):
     cfg, paths, d = tiny_results
-    figures = {f: (str(d / f"figure_{f}.pdf"), str(d / f"figure_{f}.png"))
-               for f in names.JAB_FIGURES.values()}
-    jab_report.write_figures(paths["main"], paths["jplus"], paths["fvr"], figures, jab_cfg=cfg,
-                             missing=["meps"])
+    figures = {
+        f: (str(d / f"figure_{f}.pdf"), str(d / f"figure_{f}.png"))
+        for f in names.JAB_FIGURES.values()
+    }
+    jab_report.write_figures(
+        paths["main"], paths["jplus"], paths["fvr"], figures, jab_cfg=cfg, missing=["meps"]
+    )
     assert all(os.path.getsize(p) > 1000 for pair in figures.values() for p in pair)
     tables = {ds: (str(d / f"{ds}.csv"), str(d / f"{ds}.md")) for ds in cfg["datasets"]}
     out = {"csv": [tables[ds][0] for ds in cfg["datasets"]], "paper_vs_ours": str(d / "pvo.md")}
-    jab_report.write_tables(paths["main"], paths["jplus"], paths["fvr"], tables,
-                            out["paper_vs_ours"], params={"jab": cfg, "seed": 1},
-                            missing=["meps"])
+    jab_report.write_tables(
+        paths["main"],
+        paths["jplus"],
+        paths["fvr"],
+        tables,
+        out["paper_vs_ours"],
+        params={"jab": cfg, "seed": 1},
+        missing=["meps"],
+    )
     meps = pd.read_csv(out["csv"][0])
     assert (meps["status"] == jab_report.MISSING).all() and meps["jab_seconds"].isna().all()
-    assert meps.loc[meps["aggregation"] == "mean", "paper_jplus_ensemble"].iloc[0] == 2.1  # Table S1
+    assert (
+        meps.loc[meps["aggregation"] == "mean", "paper_jplus_ensemble"].iloc[0] == 2.1
+    )  # Table S1
     blog = pd.read_csv(out["csv"][1])
     assert (blog["status"] == "measured").all() and (blog["jplus_ensemble_seconds"] > 0).all()
-    np.testing.assert_allclose(blog["ensemble_over_jab_seconds"],
-                               blog["jplus_ensemble_seconds"] / blog["jab_seconds"])
+    np.testing.assert_allclose(
+        blog["ensemble_over_jab_seconds"], blog["jplus_ensemble_seconds"] / blog["jab_seconds"]
+    )
     low, high = blog["ensemble_over_jab_low_seconds"], blog["ensemble_over_jab_high_seconds"]
     assert (low <= blog["ensemble_over_jab_seconds"]).all()
     assert (blog["ensemble_over_jab_seconds"] <= high).all() and (blog["trials"] == 2).all()

@@ -9,8 +9,7 @@ several 64-bit words (B > 64) and ranks outside 1..n.
 import numpy as np
 import pytest
 
-from ensemble_repro.conformal import jab_interval, oob_aggregate, quantile_ranks
-from ensemble_repro.conformal import kernels
+from ensemble_repro.conformal import jab_interval, kernels, oob_aggregate, quantile_ranks
 
 CASES = ["plain", "ties", "empty_oob", "offset", "many_models"]
 
@@ -54,7 +53,7 @@ def test_pruned_interval_equals_full_sort(case, aggregation):
 def assert_same(got, ref, aggregation):
     """Bit for bit for the median / trimmed mean (the same aggregates); the mean's sums run in
     another order than the reference's matrix product."""
-    for g, r in zip(got, ref):
+    for g, r in zip(got, ref, strict=False):
         if aggregation == "mean":
             np.testing.assert_allclose(g, r, rtol=0, atol=1e-9)
         else:
@@ -74,9 +73,19 @@ def test_interval_kernel_window_exact_and_pruned(aggregation, start_reach):
     reach = np.full(2, start_reach)
     agg = ["mean", "median", "trimmed_mean"].index(aggregation)
     k = P.shape[1]
-    lower, upper = kernels.jab_plus_bounds(P.T.copy(), np.empty((0, len(residuals))), oob,
-                                           oob.sum(axis=0, dtype=np.int64), residuals[order], agg,
-                                           lo_rank, hi_rank, reach, np.empty(k), np.empty(k))
+    lower, upper = kernels.jab_plus_bounds(
+        P.T.copy(),
+        np.empty((0, len(residuals))),
+        oob,
+        oob.sum(axis=0, dtype=np.int64),
+        residuals[order],
+        agg,
+        lo_rank,
+        hi_rank,
+        reach,
+        np.empty(k),
+        np.empty(k),
+    )
     ref = full_sort_interval(oob_aggregate(P, in_bag, aggregation), residuals, 0.1)
     assert_same((lower, upper), ref, aggregation)
     assert reach.max() < len(residuals) // 8, reach
@@ -98,4 +107,6 @@ def test_oob_aggregates_kernel_matches_sorting(B):
                 assert (got[:, i] == 0).all()
                 continue
             lo, hi = ((c + 1) // 2, c // 2 + 1) if name == "median" else (c // 4 + 1, c - c // 4)
-            np.testing.assert_allclose(got[:, i], vals[lo - 1:hi].mean(axis=0), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(
+                got[:, i], vals[lo - 1 : hi].mean(axis=0), rtol=0, atol=1e-12
+            )

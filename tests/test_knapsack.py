@@ -7,11 +7,21 @@ import pytest
 from scipy import stats
 
 from ensemble_repro.experiments import knapsack as kx
-
-from ensemble_repro.knapsack import (STRATEGIES, efficiency, exhaustive, fit_beta, greedy_backward,
-                                     greedy_forward, majority_vote_accuracy, monte_carlo,
-                                     q_identical, q_moments, simulated_annealing,
-                                     stochastic_search, stopping_rule)
+from ensemble_repro.knapsack import (
+    STRATEGIES,
+    efficiency,
+    exhaustive,
+    fit_beta,
+    greedy_backward,
+    greedy_forward,
+    majority_vote_accuracy,
+    monte_carlo,
+    q_identical,
+    q_moments,
+    simulated_annealing,
+    stochastic_search,
+    stopping_rule,
+)
 
 
 def brute_force_q(p):
@@ -30,8 +40,10 @@ def brute_force_optimum(p, t, budget):
     for k in range(1, p.size + 1):
         for c in itertools.combinations(range(p.size), k):
             if t[list(c)].sum() <= budget:
-                best = max(best, brute_force_q(p[list(c)]) if k <= 6 else
-                           majority_vote_accuracy(p[list(c)]))
+                best = max(
+                    best,
+                    brute_force_q(p[list(c)]) if k <= 6 else majority_vote_accuracy(p[list(c)]),
+                )
     return best
 
 
@@ -48,8 +60,9 @@ def test_known_values():
     assert q_identical(9, 0.6) == pytest.approx(0.733432, abs=1e-6)
     assert q_identical(3, 0.8) == pytest.approx(0.896, abs=1e-12)
     # With T_k = 9: (0.6, t=1) fits 9 copies, (0.8, t=3) fits 3 copies; (0.9, t=10) does not fit.
-    np.testing.assert_allclose(efficiency([0.6, 0.8, 0.9], [1.0, 3.0, 10.0], 9.0),
-                               [0.733432, 0.896, 0.0], atol=1e-6)
+    np.testing.assert_allclose(
+        efficiency([0.6, 0.8, 0.9], [1.0, 3.0, 10.0], 9.0), [0.733432, 0.896, 0.0], atol=1e-6
+    )
     # 4 copies fit -> 3 are used (largest odd number).
     assert efficiency([0.8], [2.0], 8.5)[0] == pytest.approx(0.896)
 
@@ -60,7 +73,7 @@ def test_paper_worked_example():
     assert values == [0.5100, 0.5100, 0.5112]
     for step in (1, 2):
         res = greedy_forward(p, np.ones(5), 5.0, key="accuracy", step=step)
-        assert list(res.members) == [0]                        # stuck at one member
+        assert list(res.members) == [0]  # stuck at one member
     assert exhaustive(p, np.ones(5), 5.0).accuracy == pytest.approx(majority_vote_accuracy(p))
 
 
@@ -78,13 +91,19 @@ def test_batch_with_masks_equals_one_by_one():
     batch = majority_vote_accuracy(np.broadcast_to(p, masks.shape), masks)
     single = [majority_vote_accuracy(p[m]) for m in masks]
     np.testing.assert_allclose(batch, single, atol=1e-13)
-    assert majority_vote_accuracy(np.array([])) == 0.0          # the empty ensemble
+    assert majority_vote_accuracy(np.array([])) == 0.0  # the empty ensemble
 
 
 # ---------------------------------------------------------------- Beta model (spec §4.5)
-@pytest.mark.parametrize("ell,a,b,mean,var", [
-    (1, 8, 4, 0.666667, 0.017094), (3, 8, 4, 0.740741, 0.010247),
-    (7, 8, 4, 0.826703, 0.005933), (11, 20, 10, 0.877915, 0.001500)])
+@pytest.mark.parametrize(
+    "ell,a,b,mean,var",
+    [
+        (1, 8, 4, 0.666667, 0.017094),
+        (3, 8, 4, 0.740741, 0.010247),
+        (7, 8, 4, 0.826703, 0.005933),
+        (11, 20, 10, 0.877915, 0.001500),
+    ],
+)
 def test_q_moments_table(ell, a, b, mean, var):
     m, v = q_moments(ell, a, b)
     assert m == pytest.approx(mean, abs=1e-6)
@@ -123,7 +142,7 @@ def test_tail_threshold_is_matched_beta_quantile():
 @pytest.mark.parametrize("seed", range(12))
 def test_exhaustive_equals_subset_enumeration(seed):
     rng = np.random.default_rng(100 + seed)
-    n = 4 + seed % 9                                            # 4..12
+    n = 4 + seed % 9  # 4..12
     p, t, budget = random_pool(rng, n)
     res = exhaustive(p, t, budget)
     assert res.accuracy == pytest.approx(brute_force_optimum(p, t, budget), abs=1e-12)
@@ -133,7 +152,7 @@ def test_exhaustive_equals_subset_enumeration(seed):
 
 def test_search_reaches_optimum_on_small_pools():
     rng = np.random.default_rng(2020)
-    hits = {"stochastic_search": 0, "simulated_annealing": 0}   # measured: 50/50 and 50/50
+    hits = {"stochastic_search": 0, "simulated_annealing": 0}  # measured: 50/50 and 50/50
     for k in range(50):
         p, t, budget = random_pool(rng, 10)
         opt = exhaustive(p, t, budget).accuracy
@@ -146,8 +165,16 @@ def test_search_reaches_optimum_on_small_pools():
     assert hits["stochastic_search"] >= 45 and hits["simulated_annealing"] >= 45
 
 
-@pytest.mark.parametrize("name", ["greedy_forward", "greedy_backward", "monte_carlo",
-                                  "simulated_annealing", "stochastic_search"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "greedy_forward",
+        "greedy_backward",
+        "monte_carlo",
+        "simulated_annealing",
+        "stochastic_search",
+    ],
+)
 def test_feasible_and_seeded(name):
     rng = np.random.default_rng(7)
     for _ in range(5):
@@ -158,7 +185,7 @@ def test_feasible_and_seeded(name):
         assert a.cost <= budget * (1 + 1e-12) and t[a.members].sum() == pytest.approx(a.cost)
         assert np.array_equal(a.members, b.members) and a.evaluations == b.evaluations
         assert a.accuracy == pytest.approx(majority_vote_accuracy(p[a.members]))
-        assert len(a.members) % 2 == 1                            # drop_min keeps sizes odd
+        assert len(a.members) % 2 == 1  # drop_min keeps sizes odd
         assert np.all(np.diff(a.trace[:, 1]) > 0) and a.trace[-1, 1] == a.accuracy
 
 
@@ -170,7 +197,7 @@ def test_stopping_rule_truncates_the_same_run(name):
     free = STRATEGIES[name](p, t, 9.0, random_state=3, maxstep=3000)
     stopped = STRATEGIES[name](p, t, 9.0, random_state=3, maxstep=3000, stop=rule)
     reach = free.trace[rule.reached(free.trace[:, 1])]
-    if reach.size:                    # the rule stops exactly where the free run first passed it
+    if reach.size:  # the rule stops exactly where the free run first passed it
         assert stopped.stopped_by == "rule"
         assert stopped.evaluations == int(reach[0, 0])
         assert stopped.accuracy == reach[0, 1]
@@ -194,31 +221,42 @@ def test_monte_carlo_samplers_feasible_and_use_the_whole_budget(sampler):
     for _ in range(5):
         p, t, budget = random_pool(rng, 12)
         res = monte_carlo(p, t, budget, random_state=1, sampler=sampler, maxstep=300)
-        assert res.cost <= budget * (1 + 1e-12)                  # over-budget draws are rejected
+        assert res.cost <= budget * (1 + 1e-12)  # over-budget draws are rejected
         assert res.evaluations == 300 and res.stopped_by == "maxstep"
         assert res.accuracy == pytest.approx(majority_vote_accuracy(p[res.members]))
 
 
 def test_adversarial_success_rates_match_exact_monte_carlo_rates():
-    cfg = {**_smoke_cfg(), "adversarial": {"sizes": [6], "beta": 0.2, "eps": 0.01, "n_seeds": 300,
-                                           "checkpoints": [5, 20],
-                                           "mc_samplers": ["uniform_subset", "uniform_size",
-                                                           "bernoulli"]}}
+    cfg = {
+        **_smoke_cfg(),
+        "adversarial": {
+            "sizes": [6],
+            "beta": 0.2,
+            "eps": 0.01,
+            "n_seeds": 300,
+            "checkpoints": [5, 20],
+            "mc_samplers": ["uniform_subset", "uniform_size", "bernoulli"],
+        },
+    }
     runs, rates = kx.adversarial(cfg, seed=0)
-    assert set(runs["evaluations"]) <= {20}                    # equal budget for every search
+    assert set(runs["evaluations"]) <= {20}  # equal budget for every search
     mc = rates[rates["strategy"] == "monte_carlo"]
     assert len(mc) == 6
-    for r in mc.itertuples():                                  # binomial 4-sigma band
+    for r in mc.itertuples():  # binomial 4-sigma band
         band = 4 * np.sqrt(r.exact_rate * (1 - r.exact_rate) / r.runs) + 1 / r.runs
         assert abs(r.success_rate - r.exact_rate) <= band, r
-    at20 = rates[rates["within_evaluations"] == 20].set_index(["strategy", "sampler"])["success_rate"]
+    at20 = rates[rates["within_evaluations"] == 20].set_index(["strategy", "sampler"])[
+        "success_rate"
+    ]
     assert at20[("simulated_annealing", "")] > 0.8 > 0.5 > at20[("monte_carlo", "uniform_subset")]
-    assert kx.adversarial_hit_probability(6, "uniform_subset") == 2.0 ** -6
+    assert kx.adversarial_hit_probability(6, "uniform_subset") == 2.0**-6
 
 
 def _smoke_cfg():
-    import yaml
     from pathlib import Path
+
+    import yaml
+
     path = Path(__file__).resolve().parents[1] / "config" / "smoke.yaml"
     return yaml.safe_load(path.read_text())["knapsack"]
 
@@ -236,14 +274,19 @@ def test_left_tail_rule_is_lower_quantile():
 
 def test_stop_levels_order_thresholds_and_stopping_times():
     cfg = {**_smoke_cfg(), "stop_levels": [0.05, 0.01, 0.1], "MAXSTEP": 400}
-    assert kx.rule_variants(cfg) == ["stop=none", "stop=tail@0.05", "stop=tail@0.01", "stop=tail@0.1"]
+    assert kx.rule_variants(cfg) == [
+        "stop=none",
+        "stop=tail@0.05",
+        "stop=tail@0.01",
+        "stop=tail@0.1",
+    ]
     pool = kx.synthetic_pool(30, 8.0, 4.0, seed=4)
     runs, _ = kx.selection_cell(pool["p"], pool["cost"], 0.2, cfg, seeds=[0, 1])
     runs.insert(0, "pool", "syn")
     thr = runs.groupby("variant")["rule_threshold"].first()
     assert thr["stop=tail@0.01"] > thr["stop=tail@0.05"] > thr["stop=tail@0.1"]
     s = runs[runs["strategy"].isin(kx.SEARCHES)].set_index(["strategy", "seed", "variant"])
-    ev = s["evaluations"].unstack("variant")                   # the same run, truncated earlier
+    ev = s["evaluations"].unstack("variant")  # the same run, truncated earlier
     assert (ev["stop=tail@0.01"] >= ev["stop=tail@0.05"]).all()
     assert (ev["stop=tail@0.05"] >= ev["stop=tail@0.1"]).all()
     assert (ev["stop=none"] >= ev["stop=tail@0.01"]).all()
@@ -258,6 +301,7 @@ def test_rule_reached_when_q_rounds_below_a_threshold_of_one():
     # Near-perfect pools (banknote): the matched-Beta quantile is 1.0 in floating point while
     # the DP gives q = 1 - O(1e-13); the rule must fire instead of running to MAXSTEP.
     from ensemble_repro.knapsack import StoppingRule
+
     rule = StoppingRule("tail", 1.0, 15, 1.0, 0.0, 1.0, 1.0)
     p, t = np.full(15, 0.99), np.ones(15)
     q = majority_vote_accuracy(p)
@@ -268,11 +312,13 @@ def test_rule_reached_when_q_rounds_below_a_threshold_of_one():
 
 def test_pool_builds_with_more_features_than_rows_and_constant_columns():
     import warnings
+
     from ensemble_repro.knapsack.pools import build_pool
+
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(80, 60))                      # sonar-like: fewer rows per class than features
+    X = rng.normal(size=(80, 60))  # sonar-like: fewer rows per class than features
     y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
-    X[y == 0, 5] = 0.0                                 # spambase-like: constant within one class
+    X[y == 0, 5] = 0.0  # spambase-like: constant within one class
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pool, correct = build_pool(X, y, seed=1)
@@ -282,15 +328,18 @@ def test_pool_builds_with_more_features_than_rows_and_constant_columns():
 
 # ---------------------------------------------------------------- bad input
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
-@pytest.mark.parametrize("p,t,budget,match", [
-    ([0.6, 1.2], [1.0, 1.0], 2.0, "p must contain accuracies in \\[0, 1\\]"),
-    ([0.6, -0.1], [1.0, 1.0], 2.0, "p must contain accuracies"),
-    ([0.6, 0.7], [1.0, 0.0], 2.0, "t must contain positive finite costs"),
-    ([0.6, 0.7], [1.0, -2.0], 2.0, "t must contain positive"),
-    ([0.6, 0.7], [1.0, 2.0], 0.5, "budget must be at least the cheapest"),
-    ([0.6, 0.7], [1.0, 2.0, 3.0], 2.0, "t must have one cost per member"),
-    ([], [], 1.0, "p must be a non-empty 1-D array"),
-])
+@pytest.mark.parametrize(
+    "p,t,budget,match",
+    [
+        ([0.6, 1.2], [1.0, 1.0], 2.0, "p must contain accuracies in \\[0, 1\\]"),
+        ([0.6, -0.1], [1.0, 1.0], 2.0, "p must contain accuracies"),
+        ([0.6, 0.7], [1.0, 0.0], 2.0, "t must contain positive finite costs"),
+        ([0.6, 0.7], [1.0, -2.0], 2.0, "t must contain positive"),
+        ([0.6, 0.7], [1.0, 2.0], 0.5, "budget must be at least the cheapest"),
+        ([0.6, 0.7], [1.0, 2.0, 3.0], 2.0, "t must have one cost per member"),
+        ([], [], 1.0, "p must be a non-empty 1-D array"),
+    ],
+)
 def test_bad_input(name, p, t, budget, match):
     with pytest.raises(ValueError, match=match):
         STRATEGIES[name](p, t, budget, random_state=0)
@@ -316,12 +365,27 @@ def test_bad_model_input():
 
 
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
-@pytest.mark.parametrize("p,t,match", [
-    ([0.6, np.nan, 0.9], [1.0, 1.0, 1.0], r"p must contain accuracies in \[0, 1\]; got NaN at "
-                                          "index 1"),
-    ([0.6, 0.7, 0.9], [np.nan, 1.0, 1.0], "t must contain positive finite costs; got NaN at ind"),
-    ([0.6, 0.7, 0.9], [1.0, np.inf, 1.0], "t must contain positive finite costs; got inf at ind"),
-])
+@pytest.mark.parametrize(
+    "p,t,match",
+    [
+        (
+            [0.6, np.nan, 0.9],
+            [1.0, 1.0, 1.0],
+            r"p must contain accuracies in \[0, 1\]; got NaN at "
+            "index 1",
+        ),
+        (
+            [0.6, 0.7, 0.9],
+            [np.nan, 1.0, 1.0],
+            "t must contain positive finite costs; got NaN at ind",
+        ),
+        (
+            [0.6, 0.7, 0.9],
+            [1.0, np.inf, 1.0],
+            "t must contain positive finite costs; got inf at ind",
+        ),
+    ],
+)
 def test_nan_is_named(name, p, t, match):
     with pytest.raises(ValueError, match=match):
         STRATEGIES[name](p, t, 2.0)
@@ -351,7 +415,7 @@ def test_random_state_follows_sklearn(name):
     np.random.seed(5)
     first = run(None)
     np.random.seed(5)
-    assert run(None) == first                        # None draws from numpy's global RandomState
+    assert run(None) == first  # None draws from numpy's global RandomState
     with pytest.raises(ValueError, match=r"random_state must be None, an int in \[0, 2\*\*32"):
         run(-3)
     with pytest.raises(TypeError, match="seed"):

@@ -6,9 +6,18 @@ import numpy as np
 import pytest
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 
-from ensemble_repro.qwyc import (FanEarlyStopping, QuitWhenYouCan, evaluate_cascade,
-                                 flatten_model, greedy_mse_order, individual_mse_order,
-                                 partial_sums, sequential_sum, step_thresholds, tree_scores)
+from ensemble_repro.qwyc import (
+    FanEarlyStopping,
+    QuitWhenYouCan,
+    evaluate_cascade,
+    flatten_model,
+    greedy_mse_order,
+    individual_mse_order,
+    partial_sums,
+    sequential_sum,
+    step_thresholds,
+    tree_scores,
+)
 from ensemble_repro.qwyc.timing import CascadeTimer, never_stop
 
 
@@ -34,8 +43,9 @@ def test_tree_scores_hist_gbt_exact_with_missing_values(xy):
     X, y = xy
     X = X.copy()
     X[::9, 2] = np.nan
-    m = HistGradientBoostingClassifier(max_iter=25, max_depth=3, max_leaf_nodes=None,
-                                       early_stopping=False, random_state=0).fit(X, y)
+    m = HistGradientBoostingClassifier(
+        max_iter=25, max_depth=3, max_leaf_nodes=None, early_stopping=False, random_state=0
+    ).fit(X, y)
     base, F = tree_scores(m, X)
     assert F.shape == (400, 25)
     assert np.array_equal(sequential_sum(base, F), m.decision_function(X))
@@ -46,8 +56,9 @@ def test_tree_scores_hist_gbt_exact_with_missing_values(xy):
 
 def test_tree_scores_classic_gbt_exact_learning_rate_included(xy):
     X, y = xy
-    m = GradientBoostingClassifier(n_estimators=15, max_depth=3, learning_rate=0.3,
-                                   random_state=0).fit(X, y)
+    m = GradientBoostingClassifier(
+        n_estimators=15, max_depth=3, learning_rate=0.3, random_state=0
+    ).fit(X, y)
     base, F = tree_scores(m, X)
     assert np.array_equal(sequential_sum(base, F), m.decision_function(X))
     raw = m.estimators_[4, 0].predict(X)
@@ -82,10 +93,12 @@ def brute_force_step(s, yhat, budget, side_split, rate=None):
         return st.sum(), (st & ~yhat).sum()
 
     if rate is not None:
-        j, dj, em = max((neg(e) + (e,) for e in cuts if neg(e)[1] <= rate * neg(e)[0]),
-                        key=lambda t: t[0])
-        k, dk = max((pos(e) for e in cuts if e >= em and pos(e)[1] <= rate * pos(e)[0]),
-                    key=lambda t: t[0])
+        j, dj, em = max(
+            (neg(e) + (e,) for e in cuts if neg(e)[1] <= rate * neg(e)[0]), key=lambda t: t[0]
+        )
+        k, dk = max(
+            (pos(e) for e in cuts if e >= em and pos(e)[1] <= rate * pos(e)[0]), key=lambda t: t[0]
+        )
         return j + k, dj + dk
     if side_split == "joint":
         best = (-1, 0)
@@ -107,7 +120,7 @@ def brute_force_step(s, yhat, budget, side_split, rate=None):
 def test_step_thresholds_equal_brute_force(seed):
     rng = np.random.default_rng(seed)
     m, n = 3, int(rng.integers(1, 14))
-    S = rng.integers(-4, 5, size=(m, n)).astype(float)   # many ties
+    S = rng.integers(-4, 5, size=(m, n)).astype(float)  # many ties
     yhat = rng.random(n) < rng.uniform(0.1, 0.9)
     for budget, split in itertools.product(range(0, 4), ("joint", "neg_first", "half")):
         em, ep, ns, nd = step_thresholds(S, yhat, budget, split)
@@ -159,8 +172,9 @@ def test_differences_within_budget_on_fitting_set(rule, split, ordering):
     base, F = boosting_scores(N=400, T=15, seed=5)
     full = sequential_sum(base, F) >= 0
     for alpha in (0.0, 0.01, 0.05):
-        q = QuitWhenYouCan(alpha, ordering=ordering, budget_rule=rule,
-                           side_split=split).fit_scores(base, F)
+        q = QuitWhenYouCan(alpha, ordering=ordering, budget_rule=rule, side_split=split).fit_scores(
+            base, F
+        )
         dec, n_eval = q.evaluate(F)
         diffs = int((dec != full).sum())
         assert diffs == q.differences_ <= np.floor(alpha * 400)
@@ -202,8 +216,7 @@ def test_decision_threshold_shifts_full_decision():
 # ---------------------------------------------------------------- orderings
 def test_orderings_on_hand_made_example():
     # f = b0 + sum of the four columns; b0 = 0
-    F = np.array([[0.1, 2.0, -0.5, 1.0],
-                  [0.1, -2.0, 0.5, 1.0]])
+    F = np.array([[0.1, 2.0, -0.5, 1.0], [0.1, -2.0, 0.5, 1.0]])
     f = F.sum(1)  # [2.6, -0.4]
     # individual MSE (f - F_t)^2 averaged: t0: (2.5^2+0.5^2)/2=3.25, t1: (0.6^2+1.6^2)/2=1.46,
     # t2: (3.1^2+0.9^2)/2=5.21, t3: (1.6^2+1.4^2)/2=2.26
@@ -249,6 +262,7 @@ def naive_fan(F, base, order, gamma, n_bins, min_count, beta=0.0):
             if Gx[r] + mu + gamma * sd < beta:
                 return False, r + 1
         return fx >= beta, T
+
     return classify, G, f
 
 
@@ -257,7 +271,9 @@ def test_fan_matches_naive_implementation():
     rng = np.random.default_rng(1)
     Fte = F[:60] + rng.normal(scale=0.3, size=(60, 8))
     for gamma in (0.0, 0.5, 2.0):
-        fan = FanEarlyStopping(gamma, n_bins=5, ordering="natural", min_bin_count=5).fit_scores(base, F)
+        fan = FanEarlyStopping(gamma, n_bins=5, ordering="natural", min_bin_count=5).fit_scores(
+            base, F
+        )
         dec, n_eval = fan.evaluate(Fte)
         classify, _, _ = naive_fan(F, base, np.arange(8), gamma, 5, 5)
         Gte = partial_sums(Fte, base, np.arange(8))
@@ -282,8 +298,10 @@ def test_fan_gamma_extremes():
         assert np.all(n_eval[decided] == r + 1)
         assert np.array_equal(dec[decided], pred[decided] > 0)
     # monotone: larger gamma never stops earlier on average
-    n = [FanEarlyStopping(g, ordering="natural").fit_scores(base, F).n_evaluated(F).mean()
-         for g in (0, 1, 3)]
+    n = [
+        FanEarlyStopping(g, ordering="natural").fit_scores(base, F).n_evaluated(F).mean()
+        for g in (0, 1, 3)
+    ]
     assert n[0] <= n[1] <= n[2]
 
 
@@ -297,18 +315,21 @@ def test_fan_survivor_statistics_and_sigmoid_bins_run():
 
 
 # ---------------------------------------------------------------- bad input
-@pytest.mark.parametrize("kwargs, F_mod, match", [
-    ({"alpha": 1.0}, None, "alpha"),
-    ({"alpha": -0.1}, None, "alpha"),
-    ({"alpha": 0.0, "costs": np.r_[1.0, 0.0, np.ones(4)]}, None, "costs"),
-    ({"alpha": 0.0, "costs": np.ones(3)}, None, "costs"),
-    ({"alpha": 0.0, "budget_rule": "all"}, None, "budget_rule"),
-    ({"alpha": 0.0, "side_split": "x"}, None, "side_split"),
-    ({"alpha": 0.0, "ordering": "best"}, None, "ordering"),
-    ({"alpha": 0.0, "ordering": np.array([0, 1, 2, 3, 4, 4])}, None, "permutation"),
-    ({"alpha": 0.0}, "nan", "finite"),
-    ({"alpha": 0.0}, "1d", "2-D"),
-])
+@pytest.mark.parametrize(
+    "kwargs, F_mod, match",
+    [
+        ({"alpha": 1.0}, None, "alpha"),
+        ({"alpha": -0.1}, None, "alpha"),
+        ({"alpha": 0.0, "costs": np.r_[1.0, 0.0, np.ones(4)]}, None, "costs"),
+        ({"alpha": 0.0, "costs": np.ones(3)}, None, "costs"),
+        ({"alpha": 0.0, "budget_rule": "all"}, None, "budget_rule"),
+        ({"alpha": 0.0, "side_split": "x"}, None, "side_split"),
+        ({"alpha": 0.0, "ordering": "best"}, None, "ordering"),
+        ({"alpha": 0.0, "ordering": np.array([0, 1, 2, 3, 4, 4])}, None, "permutation"),
+        ({"alpha": 0.0}, "nan", "finite"),
+        ({"alpha": 0.0}, "1d", "2-D"),
+    ],
+)
 def test_bad_input_raises_value_error(kwargs, F_mod, match):
     base, F = boosting_scores(N=30, T=6)
     if F_mod == "nan":
@@ -335,8 +356,9 @@ def test_bad_input_fan_and_predict():
 # ---------------------------------------------------------------- compiled evaluator
 def test_c_evaluator_matches_vectorised_cascade(xy):
     X, y = xy
-    m = HistGradientBoostingClassifier(max_iter=30, max_depth=3, max_leaf_nodes=None,
-                                       early_stopping=False, random_state=0).fit(X[:300], y[:300])
+    m = HistGradientBoostingClassifier(
+        max_iter=30, max_depth=3, max_leaf_nodes=None, early_stopping=False, random_state=0
+    ).fit(X[:300], y[:300])
     base, forest = flatten_model(m)
     F, Fte = forest.contributions(X[:300]), forest.contributions(X[300:])
     timer = CascadeTimer(forest, base)
@@ -351,14 +373,28 @@ def test_c_evaluator_matches_vectorised_cascade(xy):
 
 # ---------------------------------------------------------------- experiment cells
 def tiny_config(**over):
-    q = {"budget_rule": "greedy_remaining", "side_split": "joint", "tie_break": "greedy_mse",
-         "fit_on": "train", "decision_threshold": 0.0, "alpha_grid": [0.0, 0.05],
-         "n_random_orders": 2, "orderings": ["natural"], "sensitivity": ["fit_on_validation"],
-         "gbt": {"n_estimators": 12, "min_samples_leaf": 20},
-         "fan": {"gamma_grid": [0.5, 2.0], "n_bins": 4, "bin_kind": "quantile",
-                 "stats_on_survivors": False, "min_bin_count": 5, "score": "margin",
-                 "orderings": ["individual_mse"]},
-         "timing": {"target_differences": [0.005, 0.01]}}
+    q = {
+        "budget_rule": "greedy_remaining",
+        "side_split": "joint",
+        "tie_break": "greedy_mse",
+        "fit_on": "train",
+        "decision_threshold": 0.0,
+        "alpha_grid": [0.0, 0.05],
+        "n_random_orders": 2,
+        "orderings": ["natural"],
+        "sensitivity": ["fit_on_validation"],
+        "gbt": {"n_estimators": 12, "min_samples_leaf": 20},
+        "fan": {
+            "gamma_grid": [0.5, 2.0],
+            "n_bins": 4,
+            "bin_kind": "quantile",
+            "stats_on_survivors": False,
+            "min_bin_count": 5,
+            "score": "margin",
+            "orderings": ["individual_mse"],
+        },
+        "timing": {"target_differences": [0.005, 0.01]},
+    }
     q.update(over)
     return q
 
@@ -366,8 +402,15 @@ def tiny_config(**over):
 def tiny_arrays():
     base, F = boosting_scores(N=500, T=12, seed=5)
     y = (sequential_sum(base, F) + np.random.default_rng(6).normal(size=500) > 0).astype(int)
-    return {"F_train": F[:200], "y_train": y[:200], "F_validation": F[200:300],
-            "y_validation": y[200:300], "F_test": F[300:], "y_test": y[300:], "base": np.array(base)}
+    return {
+        "F_train": F[:200],
+        "y_train": y[:200],
+        "F_validation": F[200:300],
+        "y_validation": y[200:300],
+        "F_test": F[300:],
+        "y_test": y[300:],
+        "base": np.array(base),
+    }
 
 
 def test_sensitivity_fit_on_validation_fits_on_the_carve_out():
@@ -388,7 +431,9 @@ def test_sensitivity_fit_on_validation_fits_on_the_carve_out():
         assert r.test_differences_pct == pytest.approx(100 * np.mean(dec != full))
         assert r.fit_differences_pct <= 100 * np.floor(r.value * len(Fv)) / len(Fv) + 1e-9
     main = ex.tradeoff_table(ex.sweep_job(arrays, "toy", "qwyc_joint", q, seed=3))
-    assert not np.allclose(main.fit_mean_evaluated, pts[pts.method == "qwyc_joint"].fit_mean_evaluated)
+    assert not np.allclose(
+        main.fit_mean_evaluated, pts[pts.method == "qwyc_joint"].fit_mean_evaluated
+    )
 
 
 def test_sensitivity_budget_rule_skips_fan_and_rejects_unknown_settings():
@@ -408,22 +453,37 @@ def test_paper_vs_ours_repeats_frontier_claims_per_setting():
     from ensemble_repro.experiments import qwyc_report
 
     arrays, q = tiny_arrays(), tiny_config()
-    pts = pd.concat([ex.tradeoff_table(ex.sweep_job(arrays, "toy", m, q, seed=3))
-                     for m in ("qwyc_joint", "qwyc_natural")], ignore_index=True)
+    pts = pd.concat(
+        [
+            ex.tradeoff_table(ex.sweep_job(arrays, "toy", m, q, seed=3))
+            for m in ("qwyc_joint", "qwyc_natural")
+        ],
+        ignore_index=True,
+    )
     sens = ex.sensitivity_job(arrays, "toy", "fit_on_validation", q, seed=3)
-    timing = pd.DataFrame({"dataset": ["toy"] * 4, "method": ["qwyc_joint", "fan_individual_mse"] * 2,
-                           "target_differences_pct": [0.5, 0.5, 1.0, 1.0],
-                           "test_differences_pct": [0.9, 0.4, 1.2, 0.8],
-                           "speedup_vs_fan": [1.5, np.nan, 2.0, np.nan],
-                           "speedup_vs_full": [3.0, 2.0, 4.0, 2.0]})
-    table = qwyc_report.paper_vs_ours(pts, pd.DataFrame(columns=["dataset", "method", "n_trees"]),
-                                      timing, q, sens)
+    timing = pd.DataFrame(
+        {
+            "dataset": ["toy"] * 4,
+            "method": ["qwyc_joint", "fan_individual_mse"] * 2,
+            "target_differences_pct": [0.5, 0.5, 1.0, 1.0],
+            "test_differences_pct": [0.9, 0.4, 1.2, 0.8],
+            "speedup_vs_fan": [1.5, np.nan, 2.0, np.nan],
+            "speedup_vs_full": [3.0, 2.0, 4.0, 2.0],
+        }
+    )
+    table = qwyc_report.paper_vs_ours(
+        pts, pd.DataFrame(columns=["dataset", "method", "n_trees"]), timing, q, sens
+    )
     tagged = table[table.claim.str.endswith("[fit_on_validation]")]
     assert len(tagged) == 2 * 3  # 2 targets x (vs full, vs natural, vs Fan*)
     nq = qwyc_report.frontier(sens, "qwyc_joint", 1.0)
-    row = tagged[tagged.claim.str.contains("fewer base models than the full ensemble") &
-                 tagged.claim.str.contains("<= 1%")].iloc[0]
-    assert row.ours == (f"{12 / nq:.2f}x ({nq:.1f} models)" if nq == nq else "no QWYC* point that low")
+    row = tagged[
+        tagged.claim.str.contains("fewer base models than the full ensemble")
+        & tagged.claim.str.contains("<= 1%")
+    ].iloc[0]
+    assert row.ours == (
+        f"{12 / nq:.2f}x ({nq:.1f} models)" if nq == nq else "no QWYC* point that low"
+    )
     # timing claims hold only when faster AND QWYC* is near the target (0.9% is not ~0.5%)
     speed = table[table.claim.str.startswith("QWYC* is faster")]
     assert list(speed.holds) == [False, True]
@@ -435,6 +495,13 @@ def test_drop_timing_drops_speedup_and_seconds_columns():
 
     from ensemble_repro.io import drop_timing
 
-    df = pd.DataFrame({"method": ["a"], "per_example_mean_seconds": [1.0], "speedup_vs_full": [2.0],
-                       "speedup_vs_fan": [1.5], "test_mean_evaluated": [3.0]})
+    df = pd.DataFrame(
+        {
+            "method": ["a"],
+            "per_example_mean_seconds": [1.0],
+            "speedup_vs_full": [2.0],
+            "speedup_vs_fan": [1.5],
+            "test_mean_evaluated": [3.0],
+        }
+    )
     assert list(drop_timing(df).columns) == ["method", "test_mean_evaluated"]

@@ -21,12 +21,21 @@ from sklearn.utils import estimator_checks
 
 from ensemble_repro.qwyc import FanEarlyStopping, QuitWhenYouCan, tree_scores
 
-ESTIMATORS = [QuitWhenYouCan(0.01, ordering="natural", costs=np.arange(1.0, 9.0)),
-              FanEarlyStopping(1.5, n_bins=4, ordering="random", random_state=3)]
-API_CHECKS = ["check_get_params_invariance", "check_set_params", "check_no_attributes_set_in_init",
-              "check_parameters_default_constructible", "check_estimator_repr",
-              "check_estimator_cloneable", "check_mixin_order", "check_valid_tag_types",
-              "check_estimators_unfitted"]
+ESTIMATORS = [
+    QuitWhenYouCan(0.01, ordering="natural", costs=np.arange(1.0, 9.0)),
+    FanEarlyStopping(1.5, n_bins=4, ordering="random", random_state=3),
+]
+API_CHECKS = [
+    "check_get_params_invariance",
+    "check_set_params",
+    "check_no_attributes_set_in_init",
+    "check_parameters_default_constructible",
+    "check_estimator_repr",
+    "check_estimator_cloneable",
+    "check_mixin_order",
+    "check_valid_tag_types",
+    "check_estimators_unfitted",
+]
 
 
 @pytest.mark.parametrize("check", API_CHECKS)
@@ -40,8 +49,11 @@ def test_clone_keeps_params_and_drops_fit(est):
     c = clone(est)
     assert type(c) is type(est) and c is not est
     for k, v in est.get_params().items():
-        assert np.array_equal(c.get_params()[k], v) if isinstance(v, np.ndarray) else \
-            c.get_params()[k] == v
+        assert (
+            np.array_equal(c.get_params()[k], v)
+            if isinstance(v, np.ndarray)
+            else c.get_params()[k] == v
+        )
     F = np.random.default_rng(0).normal(size=(60, 8))
     est.fit_scores(0.1, F)
     with pytest.raises(NotFittedError):
@@ -84,7 +96,7 @@ def test_fit_from_model_equals_fit_from_scores_and_returns_labels(cls, param, gb
     assert pred.dtype == y.dtype and set(pred) <= {"no", "yes"}
     assert np.array_equal(pred, np.where(dec, "yes", "no"))
     assert np.array_equal(a.n_evaluated(X[400:]), nev)
-    assert np.array_equal(b.predict(Fte), dec.astype(int))        # scores in, 0 / 1 out
+    assert np.array_equal(b.predict(Fte), dec.astype(int))  # scores in, 0 / 1 out
     assert a.score(X[400:], y[400:]) == np.mean(pred == y[400:])
     assert a.n_features_in_ == 6 and b.n_features_in_ == 25
     restored = pickle.loads(pickle.dumps(a))
@@ -105,7 +117,7 @@ def test_feature_names_checked_like_sklearn(data):
     q = QuitWhenYouCan(0.01).fit(df, model=gbt)
     assert list(q.feature_names_in_) == list(df.columns)
     with pytest.warns(UserWarning, match="does not have valid feature names"):
-        plain = QuitWhenYouCan(0.01).fit(X, model=gbt)       # sklearn's warning, as gbt.predict
+        plain = QuitWhenYouCan(0.01).fit(X, model=gbt)  # sklearn's warning, as gbt.predict
     assert np.array_equal(q.predict(df), plain.predict(X))
     shuffled = df[df.columns[::-1]]
     with pytest.raises(ValueError, match="same order"):
@@ -123,7 +135,7 @@ def test_bad_arguments_name_argument_value_and_fix(cls, data):
     with pytest.raises(ValueError, match=r"base must be a finite real number.*got None"):
         cls(0.5).fit_scores(None, F)
     with pytest.raises(ValueError, match=r"base must be.*got an array of shape \(30, 6\)"):
-        cls(0.5).fit_scores(F, 0.1)                        # the old (F, base) order
+        cls(0.5).fit_scores(F, 0.1)  # the old (F, base) order
     with pytest.raises(ValueError, match=r"F must be a 2-D array.*got an array of shape \(30,\)"):
         cls(0.5).fit_scores(0.1, F[:, 0])
     with pytest.raises(ValueError, match=r"F must have at least 2 columns.*shape \(30, 1\)"):
@@ -131,9 +143,10 @@ def test_bad_arguments_name_argument_value_and_fix(cls, data):
     with pytest.raises(ValueError, match="F must be a real score matrix; got complex"):
         cls(0.5).fit_scores(0.1, F + 1j)
     with pytest.raises(ValueError, match=r"model is None.*fit_scores\(base, F\)"):
-        cls(0.5).fit(F, 0.1)                               # the old fit(F, base) call
+        cls(0.5).fit(F, 0.1)  # the old fit(F, base) call
     with pytest.raises(ValueError, match=r"model must be a fitted sklearn.*got LogisticRegression"):
         from sklearn.linear_model import LogisticRegression
+
         cls(0.5).fit(X, model=LogisticRegression().fit(X, y))
     est = cls(0.5).fit_scores(0.1, F)
     with pytest.raises(ValueError, match=r"F must have 6 columns.*got shape \(30, 5\)"):
@@ -155,13 +168,13 @@ def test_random_state_convention():
     def order(rs):
         return QuitWhenYouCan(0.0, ordering="random", random_state=rs).fit_scores(0.0, F).order_
 
-    assert np.array_equal(order(3), np.random.default_rng(3).permutation(9))   # as before
+    assert np.array_equal(order(3), np.random.default_rng(3).permutation(9))  # as before
     assert np.array_equal(order(np.random.RandomState(5)), order(np.random.RandomState(5)))
     assert np.array_equal(order(np.random.default_rng(4)), order(np.random.default_rng(4)))
     np.random.seed(11)
     a = order(None)
     np.random.seed(11)
-    assert np.array_equal(a, order(None))                  # None: the global RandomState
+    assert np.array_equal(a, order(None))  # None: the global RandomState
     with pytest.raises(ValueError, match=r"random_state must be None, an int.*got 'x'"):
         order("x")
     with pytest.raises(ValueError, match=r"random_state must be.*got -1"):
@@ -171,6 +184,7 @@ def test_random_state_convention():
 def test_cascade_timer_importable_from_package():
     from ensemble_repro.qwyc import CascadeTimer
     from ensemble_repro.qwyc.timing import CascadeTimer as T
+
     assert CascadeTimer is T
 
 
@@ -182,12 +196,14 @@ def test_tags_say_y_is_not_needed():
 def test_fit_from_model_checks_features_and_allows_nan_like_the_model(data):
     X, y = data
     X = X.copy()
-    X[::7, 2] = np.nan                                   # HistGradientBoosting routes NaN
+    X[::7, 2] = np.nan  # HistGradientBoosting routes NaN
     gbt = HistGradientBoostingClassifier(max_iter=15, random_state=0).fit(X, y)
     q = QuitWhenYouCan(0.0).fit(X, model=gbt)
     assert np.array_equal(q.predict(X), gbt.predict(X))
-    with pytest.raises(ValueError, match="X has 5 features, but HistGradientBoostingClassifier is "
-                                         "expecting 6 features"):
+    with pytest.raises(
+        ValueError,
+        match="X has 5 features, but HistGradientBoostingClassifier is expecting 6 features",
+    ):
         QuitWhenYouCan(0.0).fit(X[:, :5], model=gbt)
     with pytest.raises(ValueError, match="X has 5 features, but QuitWhenYouCan is expecting 6"):
         q.predict(X[:, :5])

@@ -45,7 +45,7 @@ def test_home_cache_when_xdg_unset(monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     assert timing._cache_dir() == tmp_path / ".cache" / "ensemble_repro"
-    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")      # ignored, as the XDG spec says
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")  # ignored, as the XDG spec says
     assert timing._cache_dir() == tmp_path / ".cache" / "ensemble_repro"
 
 
@@ -58,7 +58,7 @@ def test_refuses_directory_owned_by_another_user(env, monkeypatch, override):
     os.chown(cache, OTHER_UID, OTHER_UID)
     with pytest.raises(PermissionError, match=rf"{cache}.*owned by uid {OTHER_UID}, not by you"):
         timing._library()
-    assert os.listdir(cache) == []                       # nothing compiled into it either
+    assert os.listdir(cache) == []  # nothing compiled into it either
 
 
 def test_refuses_group_writable_directory(env):

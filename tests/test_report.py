@@ -11,7 +11,9 @@ def test_caption_title_takes_heading_or_first_sentence(tmp_path):
     a = tmp_path / "a.rst"
     a.write_text("Figure 3 of X\n============\n\nBody.\n")
     b = tmp_path / "b.rst"
-    b.write_text("\nRegenerates Table 2 of Kim et al. (2020) with {{ snakemake.config['n'] }} trials.\nMore. Text.\n")
+    b.write_text(
+        "\nRegenerates Table 2 of Kim et al. (2020) with {{ snakemake.config['n'] }} trials.\nMore. Text.\n"
+    )
     assert caption_title(a) == "Figure 3 of X"
     assert caption_title(b) == "Regenerates Table 2 of Kim et al. (2020) with … trials."
     assert caption_title(tmp_path / "missing.rst") == ""
@@ -32,11 +34,16 @@ def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monke
     (tmp_path / "results" / "jab" / "tables" / ".S2.csv.tmp").write_text("partial")
     pvo = tmp_path / "results" / "jab" / "paper_vs_ours.md"
     pvo.write_text("# J+aB paper vs ours\n\n| claim | ours |\n|---|---|\n| coverage 0.9 | 0.91 |\n")
-    patterns = [OutputPattern("jab_tables", "results/jab/tables/{table}.csv", str(cap)),
-                OutputPattern("prepare", "results/data/{name}.json", None, "One tidy table.")]
+    patterns = [
+        OutputPattern("jab_tables", "results/jab/tables/{table}.csv", str(cap)),
+        OutputPattern("prepare", "results/data/{name}.json", None, "One tidy table."),
+    ]
     build_index("results", patterns, {"jab": str(pvo)}, "results/README.md", ["config/quick.yaml"])
     text = (tmp_path / "results" / "README.md").read_text()
-    assert "| `jab/tables/S2.csv` | Table S2 of the paper | `jab_tables` | seed 7; data blogData_train.csv f3cc953ea991…" in text
+    assert (
+        "| `jab/tables/S2.csv` | Table S2 of the paper | `jab_tables` | seed 7; "
+        "data blogData_train.csv f3cc953ea991…" in text
+    )
     assert "| `data/blog.json` | One tidy table. | `prepare` |" in text
     assert "| `jab/tables/S2.provenance.json` | provenance of `S2.csv` | `jab_tables` |" in text
     assert "| coverage 0.9 | 0.91 |" in text
@@ -57,15 +64,20 @@ def test_provenance_sidecar_holds_config_seed_checksums_and_versions(tmp_path):
 
     prep = tmp_path / "blog.json"
     prep.write_text('{"name": "blog", "sources": {"blogData_train.csv": "f3cc953ea9913361"}}')
-    side = write_provenance(tmp_path / "main.csv", config={"alpha": 0.1, "n": 40}, seed=11,
-                            inputs=[prep])
+    side = write_provenance(
+        tmp_path / "main.csv", config={"alpha": 0.1, "n": 40}, seed=11, inputs=[prep]
+    )
     assert side.name == "main.provenance.json"
     meta = json.loads(side.read_text())
     assert meta["config"] == {"alpha": 0.1, "n": 40} and meta["seed"] == 11
     assert meta["raw_data_sha256"] == {"blog": {"blogData_train.csv": "f3cc953ea9913361"}}
     sw = meta["software"]
     assert (sw["numpy"], sw["scipy"], sw["scikit-learn"], sw["ensemble_repro"]) == (
-        numpy.__version__, scipy.__version__, sklearn.__version__, __version__)
+        numpy.__version__,
+        scipy.__version__,
+        sklearn.__version__,
+        __version__,
+    )
     assert {"python", "numba"} <= set(sw)
     first = side.read_bytes()
     write_provenance(tmp_path / "main.csv", config={"alpha": 0.1, "n": 40}, seed=11, inputs=[prep])

@@ -49,8 +49,11 @@ CHANGES = {
 }
 PARAMS = "params have changed since last execution"
 #: Dry-run reasons that mean "a new job" or "a job gathering changed inputs".
-STRUCTURAL = {"output files have to be generated", "input files updated by another job",
-              "set of input files has changed since last execution"}
+STRUCTURAL = {
+    "output files have to be generated",
+    "input files updated by another job",
+    "set of input files has changed since last execution",
+}
 
 
 def leaves(cfg: dict, prefix: str = "") -> dict:
@@ -182,11 +185,32 @@ def snakemake(workdir: Path, *args: str, overlay: dict | None = None) -> str:
     if overlay is not None:
         (workdir / OVERLAY).write_text(yaml.safe_dump(overlay))
         configs.append(OVERLAY)
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--directory",
-           str(workdir), "--workflow-profile", str(DEFAULT_PROFILE), "--cores", "1",
-           "--configfile", *configs, *args]
-    proc = subprocess.run(cmd, cwd=workdir, env=workflow_env(), check=False,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(SNAKEFILE),
+        "--directory",
+        str(workdir),
+        "--workflow-profile",
+        str(DEFAULT_PROFILE),
+        "--cores",
+        "1",
+        "--configfile",
+        *configs,
+        *args,
+    ]
+    proc = subprocess.run(
+        cmd,
+        cwd=workdir,
+        env=workflow_env(),
+        check=False,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:]
     return proc.stdout
 
@@ -198,11 +222,32 @@ def dry_run(workdir: Path, overlay: dict | None, *args: str) -> str:
 def test_config_without_fan_star_is_rejected_at_start(tmp_path):
     """Schema-valid, but the timing table and claims need Fan*: a readable error before any
     job (it was a raw MissingInputException)."""
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--directory",
-           str(tmp_path), "--cores", "1", "--dry-run", "--configfile", str(SMOKE), OVERLAY]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(SNAKEFILE),
+        "--directory",
+        str(tmp_path),
+        "--cores",
+        "1",
+        "--dry-run",
+        "--configfile",
+        str(SMOKE),
+        OVERLAY,
+    ]
     (tmp_path / OVERLAY).write_text(yaml.safe_dump(nested("qwyc.fan.orderings", ["natural"])))
-    proc = subprocess.run(cmd, cwd=tmp_path, env=workflow_env(), check=False,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    proc = subprocess.run(
+        cmd,
+        cwd=tmp_path,
+        env=workflow_env(),
+        check=False,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode != 0
     assert "config value qwyc.fan.orderings = ['natural'] lacks individual_mse" in proc.stdout
     assert "Add individual_mse to qwyc.fan.orderings in" in proc.stdout
@@ -243,15 +288,22 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
 
     start = time.perf_counter()
     dependants = rule_dependants(rerun_base)
-    workers = Workdirs(rerun_base,
-                       [tmp_path_factory.mktemp(f"reruns-worker{i}") for i in range(WORKERS)])
+    workers = Workdirs(
+        rerun_base, [tmp_path_factory.mktemp(f"reruns-worker{i}") for i in range(WORKERS)]
+    )
     with ThreadPoolExecutor(WORKERS) as pool:
-        runs = {k: pool.submit(workers.dry_run, nested(k, changed(k, v, schema)))
-                for k, v in keys.items()}
+        runs = {
+            k: pool.submit(workers.dry_run, nested(k, changed(k, v, schema)))
+            for k, v in keys.items()
+        }
         runs = {k: plan(f.result()) for k, f in runs.items()}
-    print(f"{len(runs)} dry runs in {time.perf_counter() - start:.0f} s ({WORKERS} in "
-          f"parallel), one per key")
-    closure = lambda rules: set().union(rules, *(dependants[r] for r in rules))
+    print(
+        f"{len(runs)} dry runs in {time.perf_counter() - start:.0f} s ({WORKERS} in "
+        f"parallel), one per key"
+    )
+
+    def closure(rules):
+        return set().union(rules, *(dependants[r] for r in rules))
 
     wrong = []
     for key, (readers, dag) in expect.items():
@@ -267,11 +319,12 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
                     bad |= rs
             if bad:
                 wrong.append(f"{key} (shapes the DAG): {sorted(bad)} rerun for {reasons}")
-        elif (rules != closure(readers) or not params <= readers
-              or bool(params) != bool(readers)):
-            wrong.append(f"{key}: read by {sorted(readers)}, expected "
-                         f"{sorted(closure(readers))} to run, got {sorted(rules)} "
-                         f"(params changed: {sorted(params)})")
+        elif rules != closure(readers) or not params <= readers or bool(params) != bool(readers):
+            wrong.append(
+                f"{key}: read by {sorted(readers)}, expected "
+                f"{sorted(closure(readers))} to run, got {sorted(rules)} "
+                f"(params changed: {sorted(params)})"
+            )
     assert not wrong, "\n".join(wrong)
 
 
@@ -282,12 +335,14 @@ def test_three_user_changes(rerun_base):
     learner = plan(dry_run(rerun_base, nested("jab.learners", cfg["jab"]["learners"] + ["nn"])))
     cells = {"jab_main_cell", "jab_jplus_cell", "jab_fixed_vs_random_cell"}
     assert cells <= learner[0]  # the new learner's cells, and no existing cell:
-    assert all(not cells & rs for reason, rs in learner[1].items()
-               if reason != "output files have to be generated")
+    assert all(
+        not cells & rs
+        for reason, rs in learner[1].items()
+        if reason != "output files have to be generated"
+    )
     seeds = plan(dry_run(rerun_base, nested("knapsack.n_seeds", cfg["knapsack"]["n_seeds"] + 1)))
     assert seeds[0] == {"knapsack_select", "knapsack_summary", "paper_vs_ours", "results_index"}
     runs = cfg["qwyc"]["timing"]["runs"]
     timing = plan(dry_run(rerun_base, nested("qwyc.timing.runs", runs + 1)))
     assert timing[0] == {"qwyc_timing", "qwyc_paper_vs_ours", "paper_vs_ours", "results_index"}
     print("new learner:", learner, "\nn_seeds:", seeds, "\ntiming.runs:", timing)
-

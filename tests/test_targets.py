@@ -3,7 +3,6 @@
 import re
 
 import pytest
-
 from workflow_helpers import run_snakemake
 
 pytestmark = pytest.mark.slow
@@ -31,7 +30,11 @@ def test_unknown_target_names_the_valid_ones(tmp_path):
         ("jab", {"jab_figures", "jab_tables"}, {"qwyc_model", "knapsack_summary"}),
         ("qwyc", {"qwyc_figure", "qwyc_timing"}, {"jab_main_cell", "knapsack_select"}),
         ("knapsack", {"knapsack_summary", "knapsack_examples"}, {"jab_main_cell", "qwyc_model"}),
-        ("figures", {"jab_figures", "qwyc_figure", "knapsack_summary"}, {"qwyc_timing", "jab_tables"}),
+        (
+            "figures",
+            {"jab_figures", "qwyc_figure", "knapsack_summary"},
+            {"qwyc_timing", "jab_tables"},
+        ),
     ],
 )
 def test_paper_and_figure_targets(tmp_path, target, wanted, unwanted):

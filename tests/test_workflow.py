@@ -8,21 +8,36 @@ import os
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 import yaml
+from workflow_helpers import (
+    REPO,
+    SMOKE,
+    mirror_dir,
+    partial_files,
+    result_tables,
+    run_snakemake,
+    snakemake_cmd,
+    workflow_env,
+)
 
-from ensemble_repro.claims import (CLAIMS_CSV, PAPERS, VERDICT_HTML, VERDICT_MD, claims_of,
-                                   read_claims)
-from workflow_helpers import (REPO, SMOKE, mirror_dir, partial_files, result_tables,
-                              run_snakemake, snakemake_cmd, workflow_env)
+from ensemble_repro.claims import (
+    CLAIMS_CSV,
+    PAPERS,
+    VERDICT_HTML,
+    VERDICT_MD,
+    claims_of,
+    read_claims,
+)
 
 pytestmark = pytest.mark.slow
 
 
 def test_full_paper_dag_builds(tmp_path):
-    proc = run_snakemake(tmp_path, "-n", "--quiet", "rules", configfile=REPO / "config" / "config.yaml")
+    proc = run_snakemake(
+        tmp_path, "-n", "--quiet", "rules", configfile=REPO / "config" / "config.yaml"
+    )
     assert proc.returncode == 0, proc.stdout
     for rule in ("fetch", "prepare", "results_index", "paper_vs_ours"):
         assert rule in proc.stdout
@@ -36,6 +51,7 @@ def test_lint_is_clean(tmp_path):
 
 
 # ---------------------------------------------------------------- bad input, end to end
+
 
 def _config_with(tmp_path, edit):
     cfg = yaml.safe_load(SMOKE.read_text())
@@ -82,12 +98,16 @@ def _bad_key(cfg):
     cfg["knapsack"]["n_sedes"] = cfg["knapsack"].pop("n_seeds")
 
 
-@pytest.mark.parametrize("edit, fragments", [
-    (_bad_alpha, ["jab.alpha = 1.5", "strictly between 0 and 1", "bad.yaml"]),
-    (_bad_dataset, ["jab.datasets.1 = 'boston_housing'", "meps, blog, communities"]),
-    (_bad_trials, ["jab.n_trials = -2", "positive number of trials"]),
-    (_bad_key, ["'knapsack.n_sedes' (did you mean 'knapsack.n_seeds'?)"]),
-], ids=["alpha", "dataset", "trials", "misspelled-key"])
+@pytest.mark.parametrize(
+    "edit, fragments",
+    [
+        (_bad_alpha, ["jab.alpha = 1.5", "strictly between 0 and 1", "bad.yaml"]),
+        (_bad_dataset, ["jab.datasets.1 = 'boston_housing'", "meps, blog, communities"]),
+        (_bad_trials, ["jab.n_trials = -2", "positive number of trials"]),
+        (_bad_key, ["'knapsack.n_sedes' (did you mean 'knapsack.n_seeds'?)"]),
+    ],
+    ids=["alpha", "dataset", "trials", "misspelled-key"],
+)
 def test_bad_config_stops_before_any_job(tmp_path, edit, fragments):
     cfg = _config_with(tmp_path, edit)
     proc = run_snakemake(tmp_path / "run", configfile=cfg)
@@ -102,7 +122,9 @@ def test_bad_config_stops_before_any_job(tmp_path, edit, fragments):
 @pytest.mark.parametrize("case", ["missing", "flipped"])
 def test_bad_mirror_stops_before_any_job(tmp_path, case):
     target = "uci_binary/sonar.all-data.gz"
-    mirror = _mirror_copy(tmp_path, **({"skip": target} if case == "missing" else {"corrupt": target}))
+    mirror = _mirror_copy(
+        tmp_path, **({"skip": target} if case == "missing" else {"corrupt": target})
+    )
     proc = run_snakemake(tmp_path / "run", mirror=mirror)
     assert proc.returncode != 0
     assert "sonar.all-data" in proc.stdout, proc.stdout
@@ -114,6 +136,7 @@ def test_bad_mirror_stops_before_any_job(tmp_path, case):
 
 
 # ---------------------------------------------------------------- determinism and resume
+
 
 def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     proc = run_snakemake(smoke_cores2, "-n", cores=2)
@@ -130,7 +153,8 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     claims = read_claims(smoke_cores2 / CLAIMS_CSV)  # checks columns and verdict vocabulary
     assert set(claims["scale"]) == {"smoke"}
     assert claims.groupby("paper")["claim_id"].nunique().to_dict() == {
-        p: len(claims_of(p)) for p in PAPERS}
+        p: len(claims_of(p)) for p in PAPERS
+    }
     assert "## Summary" in (smoke_cores2 / VERDICT_MD).read_text()
     report = run_snakemake(smoke_cores2, "--report", "results/report.html", cores=1)
     assert report.returncode == 0, report.stdout[-3000:]
@@ -139,7 +163,7 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     assert "Verdict summary" in html and "Verdicts per paper" in html
     for page in [VERDICT_HTML, "results/html/knapsack/selection_summary.html"]:
         start = html.index(f'"{page}": {{')
-        mime = html[html.index('"mime_type"', start):][:40]
+        mime = html[html.index('"mime_type"', start) :][:40]
         assert "text/html" in mime, (page, mime)
     figures = sorted(p.relative_to(smoke_cores2).as_posix() for p in results.rglob("*.png"))
     assert len(figures) >= 10
@@ -161,9 +185,13 @@ def test_cores_do_not_change_results(smoke_cores2, tmp_path):
 def test_killed_run_resumes_to_identical_results(smoke_cores2, tmp_path, sig):
     work = tmp_path / "run"
     work.mkdir()
-    proc = subprocess.Popen(snakemake_cmd(work, cores=2), env=workflow_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        snakemake_cmd(work, cores=2),
+        env=workflow_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     # Kill once the data stage is done and experiment jobs are running.
     deadline = time.time() + 600
     while time.time() < deadline and proc.poll() is None:

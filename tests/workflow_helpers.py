@@ -24,10 +24,26 @@ def mirror_dir() -> Path:
     return Path(env) if env else REPO.parent / "shared" / "data"
 
 
-def snakemake_cmd(workdir: Path, *args: str, configfile: Path = SMOKE, cores: int = 2,
-                  profile: Path | None = DEFAULT_PROFILE) -> list[str]:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE),
-           "--directory", str(workdir), "--configfile", str(configfile), "--cores", str(cores)]
+def snakemake_cmd(
+    workdir: Path,
+    *args: str,
+    configfile: Path = SMOKE,
+    cores: int = 2,
+    profile: Path | None = DEFAULT_PROFILE,
+) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(SNAKEFILE),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(configfile),
+        "--cores",
+        str(cores),
+    ]
     if profile is not None:
         cmd += ["--workflow-profile", str(profile)]
     return cmd + list(args)
@@ -39,13 +55,19 @@ def workflow_env(mirror: Path | None = None) -> dict[str, str]:
     return env
 
 
-def run_snakemake(workdir: Path, *args: str, mirror: Path | None = None, timeout: float = 1500,
-                  **kw) -> subprocess.CompletedProcess:
+def run_snakemake(
+    workdir: Path, *args: str, mirror: Path | None = None, timeout: float = 1500, **kw
+) -> subprocess.CompletedProcess:
     """Run snakemake in ``workdir`` and return the finished process (stdout+stderr merged)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(snakemake_cmd(workdir, *args, **kw), env=workflow_env(mirror),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        snakemake_cmd(workdir, *args, **kw),
+        env=workflow_env(mirror),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def result_tables(workdir: Path) -> dict[str, bytes]:

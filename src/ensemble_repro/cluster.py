@@ -106,8 +106,10 @@ def _run(cmd: list[str]) -> str:
     try:
         return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError) as err:
-        raise ClusterError(f"`{' '.join(cmd)}` failed ({err}): the SLURM executor needs the "
-                           "SLURM client commands on this host (run from a login node)") from None
+        raise ClusterError(
+            f"`{' '.join(cmd)}` failed ({err}): the SLURM executor needs the "
+            "SLURM client commands on this host (run from a login node)"
+        ) from None
 
 
 def cluster_name(run: Callable[[list[str]], str] = _run) -> str:
@@ -128,13 +130,15 @@ def choose_partition(partitions: list[Partition], name: str | None) -> Partition
         for p in partitions:
             if p.name == name:
                 return p
-        raise ClusterError(f"{PARTITION_VAR}={name!r} is not a partition of this cluster; "
-                           f"sinfo lists: {names}")
+        raise ClusterError(
+            f"{PARTITION_VAR}={name!r} is not a partition of this cluster; sinfo lists: {names}"
+        )
     for p in partitions:
         if p.default:
             return p
-    raise ClusterError(f"the cluster has no default partition: set {PARTITION_VAR} to one of "
-                       f"{names}")
+    raise ClusterError(
+        f"the cluster has no default partition: set {PARTITION_VAR} to one of {names}"
+    )
 
 
 def check_environment(env: Mapping[str, str], name: str) -> None:
@@ -146,7 +150,8 @@ def check_environment(env: Mapping[str, str], name: str) -> None:
             f"{name or '(unnamed)'} the SLURM profile would submit with the local test "
             f"cluster's account 'root' / partition 'debug'. Set them, e.g. "
             f"{ACCOUNT_VAR}=myproject {PARTITION_VAR}=short snakemake --profile "
-            "workflow/profiles/slurm")
+            "workflow/profiles/slurm"
+        )
 
 
 def job_cores(cores: int, partition: Partition, explicit: bool = False) -> int:
@@ -163,35 +168,55 @@ def unsatisfiable(requests: Iterable[Request], partition: Partition) -> list[str
     worst: dict[str, Request] = {}
     for r in requests:
         w = worst.get(r.rule)
-        worst[r.rule] = r if w is None else Request(
-            r.rule, max(r.cpus, w.cpus), max(r.mem_mb or 0, w.mem_mb or 0) or None,
-            max(r.runtime or 0, w.runtime or 0) or None, r.group)
+        worst[r.rule] = (
+            r
+            if w is None
+            else Request(
+                r.rule,
+                max(r.cpus, w.cpus),
+                max(r.mem_mb or 0, w.mem_mb or 0) or None,
+                max(r.runtime or 0, w.runtime or 0) or None,
+                r.group,
+            )
+        )
     p, msgs = partition, []
     limit = "no time limit" if p.time_limit is None else f"a time limit of {p.time_limit:g} min"
     has = f"partition {p.name!r} has nodes of at most {p.cpus} CPUs and {p.mem_mb} MB, {limit}"
     for rule, r in worst.items():
         if r.cpus > p.cpus and r.group:
-            msgs.append(f"group {rule} asks {r.cpus} CPUs (its jobs side by side); {has}. "
-                        f"Lower the per-job cap with the profile's `cores` (--cores {p.cpus}) "
-                        f"or bundle fewer jobs (--group-components {rule}=1).")
+            msgs.append(
+                f"group {rule} asks {r.cpus} CPUs (its jobs side by side); {has}. "
+                f"Lower the per-job cap with the profile's `cores` (--cores {p.cpus}) "
+                f"or bundle fewer jobs (--group-components {rule}=1)."
+            )
         elif r.cpus > p.cpus:
-            msgs.append(f"rule {rule} asks {r.cpus} CPUs; {has}. Lower it with --set-threads "
-                        f"{rule}={p.cpus}, or the per-job cap with the profile's `cores` "
-                        f"(--cores {p.cpus}).")
+            msgs.append(
+                f"rule {rule} asks {r.cpus} CPUs; {has}. Lower it with --set-threads "
+                f"{rule}={p.cpus}, or the per-job cap with the profile's `cores` "
+                f"(--cores {p.cpus})."
+            )
         if r.mem_mb and r.mem_mb > p.mem_mb:
-            msgs.append(f"rule {rule} asks {r.mem_mb:g} MB of memory; {has}. Change it with "
-                        f"--set-resources {rule}:mem_mb={p.mem_mb}, or use another partition "
-                        f"({PARTITION_VAR}).")
+            msgs.append(
+                f"rule {rule} asks {r.mem_mb:g} MB of memory; {has}. Change it with "
+                f"--set-resources {rule}:mem_mb={p.mem_mb}, or use another partition "
+                f"({PARTITION_VAR})."
+            )
         if r.runtime and p.time_limit is not None and r.runtime > p.time_limit:
-            msgs.append(f"rule {rule} asks a runtime of {r.runtime:g} min; {has}. Change it "
-                        f"with --set-resources {rule}:runtime={p.time_limit:g}, or use another "
-                        f"partition ({PARTITION_VAR}).")
+            msgs.append(
+                f"rule {rule} asks a runtime of {r.runtime:g} min; {has}. Change it "
+                f"with --set-resources {rule}:runtime={p.time_limit:g}, or use another "
+                f"partition ({PARTITION_VAR})."
+            )
     return msgs
 
 
-def check_cluster(requests: Callable[[int], Iterable[Request]], cores: int,
-                  cores_explicit: bool = False, env: Mapping[str, str] | None = None,
-                  run: Callable[[list[str]], str] = _run) -> tuple[Partition, int]:
+def check_cluster(
+    requests: Callable[[int], Iterable[Request]],
+    cores: int,
+    cores_explicit: bool = False,
+    env: Mapping[str, str] | None = None,
+    run: Callable[[list[str]], str] = _run,
+) -> tuple[Partition, int]:
     """Check the cluster before any submission; return the partition and the per-job cores.
 
     Parameters
@@ -228,11 +253,14 @@ def check_cluster(requests: Callable[[int], Iterable[Request]], cores: int,
     """
     env = os.environ if env is None else env
     check_environment(env, cluster_name(run))
-    partition = choose_partition(parse_sinfo(run(["sinfo", "-h", "-o", SINFO_FORMAT])),
-                                 env.get(PARTITION_VAR))
+    partition = choose_partition(
+        parse_sinfo(run(["sinfo", "-h", "-o", SINFO_FORMAT])), env.get(PARTITION_VAR)
+    )
     per_job = job_cores(cores, partition, cores_explicit)
     msgs = unsatisfiable(requests(per_job), partition)
     if msgs:
-        raise ClusterError("jobs that no node of the cluster can run (nothing was submitted):\n"
-                           + "\n".join(f"  - {m}" for m in msgs))
+        raise ClusterError(
+            "jobs that no node of the cluster can run (nothing was submitted):\n"
+            + "\n".join(f"  - {m}" for m in msgs)
+        )
     return partition, per_job

@@ -44,13 +44,17 @@ def load_yaml_file(path: str | Path) -> Any:
         mark = err.problem_mark or err.context_mark
         text = Path(path).read_text(encoding="utf-8").splitlines()
         line = text[mark.line].rstrip() if mark.line < len(text) else ""
-        context = f" ({err.context} on line {err.context_mark.line + 1})" if (
-            err.context and err.context_mark) else ""
+        context = (
+            f" ({err.context} on line {err.context_mark.line + 1})"
+            if (err.context and err.context_mark)
+            else ""
+        )
         raise ConfigError(
             f"config file {path} is not valid YAML: line {mark.line + 1}, column "
             f"{mark.column + 1}: {err.problem}{context}.\n    {line}\n    {' ' * mark.column}^\n"
             f"Fix the syntax there (indent with spaces, not tabs; close every bracket and quote; "
-            f"put a space after each ':').") from None
+            f"put a space after each ':')."
+        ) from None
 
 
 def merge(base: dict, overlay: Mapping[str, Any]) -> dict:
@@ -93,10 +97,11 @@ MAX_SEED = 2**32 - 1
 
 #: Hint added when a bad value came from ``--config`` (Snakemake reads nested values as text).
 OVERLAY_HINT = (
-    "Snakemake reads a nested --config value such as jab={\"n_trials\": 3} as text, so its "
+    'Snakemake reads a nested --config value such as jab={"n_trials": 3} as text, so its '
     "entries arrive as strings: put nested overrides in an overlay config file instead (a YAML "
     "file with only the keys to change, e.g. 'jab: {n_trials: 3}', given after the base file: "
-    "--configfile config/config.yaml my-overlay.yaml; see README.md, Configuration).")
+    "--configfile config/config.yaml my-overlay.yaml; see README.md, Configuration)."
+)
 
 #: Name of the layer holding ``snakemake --config`` values.
 COMMAND_LINE = "the command line (--config)"
@@ -150,20 +155,26 @@ def explain(error: jsonschema.ValidationError, schema: dict) -> tuple[list, str]
             hints.append(f"'{prefix}{e}'{hint}")
         return path + extra[:1], (
             f"unknown config key {', '.join(hints)}. Allowed keys here: {', '.join(allowed)}. "
-            f"Fix the spelling or remove the key")
+            f"Fix the spelling or remove the key"
+        )
     if error.validator == "required":
-        return path, (f"config key {error.message.split(' ')[0]} is missing under {where}; add it "
-                      f"(see config/config.yaml for the default)")
+        return path, (
+            f"config key {error.message.split(' ')[0]} is missing under {where}; add it "
+            f"(see config/config.yaml for the default)"
+        )
     desc = _description(schema, path)
     if error.validator == "uniqueItems":
-        return path, (f"config value {where} = {error.instance!r} repeats an entry: "
-                      f"{_repeated(error.instance)}. Each entry becomes rows of a result table, so "
-                      f"a repeat would duplicate them. Remove the repeated entry")
+        return path, (
+            f"config value {where} = {error.instance!r} repeats an entry: "
+            f"{_repeated(error.instance)}. Each entry becomes rows of a result table, so "
+            f"a repeat would duplicate them. Remove the repeated entry"
+        )
     if error.validator == "enum" and not desc:
         desc = "one of " + ", ".join(map(str, error.validator_value))
     expected = f" Expected {desc}." if desc else ""
-    return path, (f"config value {where} = {error.instance!r} is invalid ({error.message})."
-                  f"{expected}")
+    return path, (
+        f"config value {where} = {error.instance!r} is invalid ({error.message}).{expected}"
+    )
 
 
 def _description(schema: dict, path: list) -> str | None:
@@ -187,8 +198,12 @@ def _non_finite(node: Any, path: list, schema: dict) -> Iterator[tuple[list, str
             yield from _non_finite(v, path + [i], schema)
 
 
-def validate_config(config: Mapping[str, Any], schema_path: str | Path,
-                    source: str = "the config file", layers: Layers = ()) -> None:
+def validate_config(
+    config: Mapping[str, Any],
+    schema_path: str | Path,
+    source: str = "the config file",
+    layers: Layers = (),
+) -> None:
     """Raise :class:`ConfigError` listing every violation, one per line, each with its fix.
 
     ``layers`` (name, mapping) says which config file or command-line option set each value,
@@ -312,8 +327,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m ensemble_repro.config",
-                                     description=main.__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m ensemble_repro.config", description=main.__doc__
+    )
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--schema", type=Path, default=Path("workflow/schemas/config.schema.yaml"))
     args = parser.parse_args(argv)
@@ -322,8 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         config: dict = {}
         for _, data in layers:
             merge(config, data)
-        validate_config(apply_env_overrides(config), args.schema, source=str(args.files[-1]),
-                        layers=layers)
+        validate_config(
+            apply_env_overrides(config), args.schema, source=str(args.files[-1]), layers=layers
+        )
     except (ConfigError, OSError) as err:
         print(err, file=sys.stderr)
         return 1

@@ -52,8 +52,14 @@ from pathlib import Path
 
 from .data.preflight import DataPlan
 from .data.registry import prepared_names_for
-from .experiments.names import (FAN_STAR, KNAPSACK_TABLES, QWYC_STAR, TIMING_METHODS,
-                                qwyc_method_names, sensitivity_methods)
+from .experiments.names import (
+    FAN_STAR,
+    KNAPSACK_TABLES,
+    QWYC_STAR,
+    TIMING_METHODS,
+    qwyc_method_names,
+    sensitivity_methods,
+)
 
 #: Unit-cost table shipped with the package (``benchmarks/calibrate_costs.py`` writes it).
 UNIT_COSTS = "unit_costs.csv"
@@ -105,7 +111,8 @@ class UnitCosts:
         self.rows = {}
         for r in csv.DictReader(text.splitlines()):
             self.rows.setdefault((r["unit"], r["key"]), []).append(
-                (float(r["size"]), float(r["cpu_seconds"])))
+                (float(r["size"]), float(r["cpu_seconds"]))
+            )
         for v in self.rows.values():
             v.sort()
 
@@ -114,8 +121,10 @@ class UnitCosts:
         try:
             return self.rows[(unit, key)][0][1]
         except KeyError:
-            raise KeyError(f"{self.path} has no unit cost {unit!r} for {key!r}: rerun "
-                           "benchmarks/calibrate_costs.py") from None
+            raise KeyError(
+                f"{self.path} has no unit cost {unit!r} for {key!r}: rerun "
+                "benchmarks/calibrate_costs.py"
+            ) from None
 
     def at(self, unit: str, key: str, size: float) -> float:
         """CPU seconds per unit at ``size``: log-log interpolation between measured sizes."""
@@ -154,8 +163,9 @@ def jab_fits(kind: str, n: int, m: int, n_resamples: int) -> float:
     raise ValueError(kind)
 
 
-def jab_cell_cpu(units: UnitCosts, rule: str, dataset: str, learner: str, jab: dict,
-                 m_ratio: float | None) -> float:
+def jab_cell_cpu(
+    units: UnitCosts, rule: str, dataset: str, learner: str, jab: dict, m_ratio: float | None
+) -> float:
     """CPU seconds of the work of one J+aB cell (all trials), without the job start."""
     key = f"{dataset}/{learner}"
     if not units.has("jab_fit", key):
@@ -202,15 +212,16 @@ def qwyc_sweep_work(method: str, q: dict, rows: float) -> float:
     grid = len(q["alpha_grid"]) if method.startswith("qwyc") else len(q["fan"]["gamma_grid"])
     reps = q["n_random_orders"] if method.endswith("random") else 1
     power = 2 if qwyc_sweep_unit(method) == QWYC_STAR else 1
-    return grid * reps * rows * T ** power
-
-
+    return grid * reps * rows * T**power
 
 
 def knapsack_evaluations(k: dict, n_budgets: int) -> int:
     """Energy evaluations of one selection job (an upper bound: stopped runs end earlier)."""
-    variants = 1 if k["stop_rule"] == "none" else (
-        2 if k["stop_rule"] == "expected" else 1 + len(k["stop_levels"]))
+    variants = (
+        1
+        if k["stop_rule"] == "none"
+        else (2 if k["stop_rule"] == "expected" else 1 + len(k["stop_levels"]))
+    )
     return n_budgets * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
 
 
@@ -239,12 +250,30 @@ def jobs(config: dict, available: list[str], units: UnitCosts) -> list[Job]:
     for name in available:
         for path in DataPlan.raw_paths(name):
             group, filename = path.split("/")[-2:]
-            fetched.setdefault(path, Job("fetch", f"{group}/{filename}", "data", light,
-                                         group="data",
-                                         wildcards={"group": group, "filename": filename}))
-        out.append(Job("prepare", name, "data", light, needs=tuple(
-            f"fetch:{'/'.join(p.split('/')[-2:])}" for p in DataPlan.raw_paths(name)),
-            group="data", wildcards={"name": name}))
+            fetched.setdefault(
+                path,
+                Job(
+                    "fetch",
+                    f"{group}/{filename}",
+                    "data",
+                    light,
+                    group="data",
+                    wildcards={"group": group, "filename": filename},
+                ),
+            )
+        out.append(
+            Job(
+                "prepare",
+                name,
+                "data",
+                light,
+                needs=tuple(
+                    f"fetch:{'/'.join(p.split('/')[-2:])}" for p in DataPlan.raw_paths(name)
+                ),
+                group="data",
+                wildcards={"name": name},
+            )
+        )
     out = list(fetched.values()) + out
     finals = []
     if config["experiments"]["jab"]:
@@ -255,8 +284,7 @@ def jobs(config: dict, available: list[str], units: UnitCosts) -> list[Job]:
         finals += _knapsack_jobs(config["knapsack"], available, units, start, light, out)
     finals = _verdict_jobs(config, available, light, finals, out)
     out.append(Job("paper_vs_ours", "", "report", light, needs=tuple(finals)))
-    out.append(Job("results_index", "", "report", light,
-                   needs=tuple(j.name for j in out)))
+    out.append(Job("results_index", "", "report", light, needs=tuple(j.name for j in out)))
     out.append(Job("all", "", "report", 0.0, needs=("results_index",)))
     return out
 
@@ -282,10 +310,15 @@ def _report_tables(config: dict, available: list[str]) -> list[str]:
 def _verdict_jobs(config, available, light, finals, out):
     """One claims job per paper switched on (ensemble_repro.claims) and the HTML renderings
     of the result tables; the verdict pages gather them."""
-    claims = [Job(f"{p}_claims", "", p, light, needs=tuple(f for f in finals if f.startswith(p)))
-              for p in PAPERS if config["experiments"][p]]
-    html = [Job("table_html", t, "report", light, needs=tuple(finals))
-            for t in _report_tables(config, available)]
+    claims = [
+        Job(f"{p}_claims", "", p, light, needs=tuple(f for f in finals if f.startswith(p)))
+        for p in PAPERS
+        if config["experiments"][p]
+    ]
+    html = [
+        Job("table_html", t, "report", light, needs=tuple(finals))
+        for t in _report_tables(config, available)
+    ]
     out += claims + html
     return finals + [j.name for j in claims + html]
 
@@ -307,8 +340,18 @@ def _jab_jobs(jab, available, units, start, light, out):
                     wc = {"jab_data": d, "jab_learner": learner}
                     if r is not None:
                         wc["jab_m"] = f"{r:g}"
-                    cells.append(Job(rule, key, "jab", cpu, 2 if rule == "jab_main_cell" else 1,
-                                     (f"prepare:{d}",), "jab_grid", wc))
+                    cells.append(
+                        Job(
+                            rule,
+                            key,
+                            "jab",
+                            cpu,
+                            2 if rule == "jab_main_cell" else 1,
+                            (f"prepare:{d}",),
+                            "jab_grid",
+                            wc,
+                        )
+                    )
     out += cells
     out.append(Job("jab_collect", "", "jab", light, needs=tuple(c.name for c in cells)))
     out.append(Job("jab_figures", "", "jab", light, needs=("jab_collect",)))
@@ -323,33 +366,75 @@ def _qwyc_jobs(q, available, units, start, light, out):
         rows = sum(units.get("rows", t) for t in prepared_names_for([d]))
         prep = tuple(f"prepare:{t}" for t in prepared_names_for([d]))
         wc = {"qwyc_data": d}
-        model = Job("qwyc_model", d, "qwyc",
-                    start + qwyc_model_work(d, q, rows) * units.get("qwyc_gbt", d), needs=prep,
-                    wildcards=wc)
-        sweeps = [Job("qwyc_sweep", f"{d}/{m}", "qwyc", start + qwyc_sweep_work(m, q, rows)
-                      * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}"),
-                      needs=(model.name,), group="qwyc_grid", wildcards={**wc, "qwyc_method": m})
-                  for m in qwyc_method_names(q)]
-        sens = [Job("qwyc_sensitivity", f"{d}/{s}", "qwyc", start + sum(
+        model = Job(
+            "qwyc_model",
+            d,
+            "qwyc",
+            start + qwyc_model_work(d, q, rows) * units.get("qwyc_gbt", d),
+            needs=prep,
+            wildcards=wc,
+        )
+        sweeps = [
+            Job(
+                "qwyc_sweep",
+                f"{d}/{m}",
+                "qwyc",
+                start
+                + qwyc_sweep_work(m, q, rows)
+                * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}"),
+                needs=(model.name,),
+                group="qwyc_grid",
+                wildcards={**wc, "qwyc_method": m},
+            )
+            for m in qwyc_method_names(q)
+        ]
+        sens = [
+            Job(
+                "qwyc_sensitivity",
+                f"{d}/{s}",
+                "qwyc",
+                start
+                + sum(
                     qwyc_sweep_work(m, q, rows)
                     * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}")
-                    for m in sensitivity_methods(s)), needs=(model.name,), group="qwyc_grid",
-                    wildcards={**wc, "qwyc_setting": s})
-                for s in q["sensitivity"]]
+                    for m in sensitivity_methods(s)
+                ),
+                needs=(model.name,),
+                group="qwyc_grid",
+                wildcards={**wc, "qwyc_setting": s},
+            )
+            for s in q["sensitivity"]
+        ]
         sweep_names = tuple(s.name for s in sweeps)
-        timing_cpu = q["timing"]["runs"] * rows * q["gbt"]["n_estimators"] * units.get(
-            "qwyc_timing", d)
-        out += [model, *sweeps, *sens,
-                Job("qwyc_figure", d, "qwyc", light, needs=sweep_names + (model.name,),
-                    wildcards=wc),
-                Job("qwyc_timing", d, "qwyc", start + timing_cpu, needs=(model.name,) + tuple(
-                    f"qwyc_sweep:{d}/{m}" for m in TIMING_METHODS),
-                    wildcards=wc)]
+        timing_cpu = (
+            q["timing"]["runs"] * rows * q["gbt"]["n_estimators"] * units.get("qwyc_timing", d)
+        )
+        out += [
+            model,
+            *sweeps,
+            *sens,
+            Job("qwyc_figure", d, "qwyc", light, needs=sweep_names + (model.name,), wildcards=wc),
+            Job(
+                "qwyc_timing",
+                d,
+                "qwyc",
+                start + timing_cpu,
+                needs=(model.name,) + tuple(f"qwyc_sweep:{d}/{m}" for m in TIMING_METHODS),
+                wildcards=wc,
+            ),
+        ]
         finals += [f"qwyc_figure:{d}", f"qwyc_timing:{d}"]
         if q["sensitivity"]:
-            out.append(Job("qwyc_sensitivity_figure", d, "qwyc", light,
-                           needs=(f"qwyc_figure:{d}",) + tuple(s.name for s in sens),
-                           wildcards=wc))
+            out.append(
+                Job(
+                    "qwyc_sensitivity_figure",
+                    d,
+                    "qwyc",
+                    light,
+                    needs=(f"qwyc_figure:{d}",) + tuple(s.name for s in sens),
+                    wildcards=wc,
+                )
+            )
             finals.append(f"qwyc_sensitivity_figure:{d}")
     out.append(Job("qwyc_paper_vs_ours", "", "qwyc", light, needs=tuple(finals)))
     return finals + ["qwyc_paper_vs_ours"]
@@ -358,25 +443,58 @@ def _qwyc_jobs(q, available, units, start, light, out):
 def _knapsack_jobs(k, available, units, start, light, out):
     data = [d for d in k["datasets"] if d in available]
     eval_cpu = units.get("knapsack_eval")
-    examples = Job("knapsack_examples", "", "knapsack",
-                   start + knapsack_draws(k) * units.get("knapsack_mc_draw"))
-    pools = [Job("knapsack_pool", d, "knapsack",
-                 start + k["pool_timing_repeats"] * units.get("rows", d)
-                 * units.get("knapsack_pool", d),
-                 needs=(f"prepare:{d}",), group="knapsack_grid", wildcards={"kn_data": d})
-             for d in data]
+    examples = Job(
+        "knapsack_examples",
+        "",
+        "knapsack",
+        start + knapsack_draws(k) * units.get("knapsack_mc_draw"),
+    )
+    pools = [
+        Job(
+            "knapsack_pool",
+            d,
+            "knapsack",
+            start + k["pool_timing_repeats"] * units.get("rows", d) * units.get("knapsack_pool", d),
+            needs=(f"prepare:{d}",),
+            group="knapsack_grid",
+            wildcards={"kn_data": d},
+        )
+        for d in data
+    ]
     uci = units.get("pool_size", "uci")
-    select = [Job("knapsack_select", d, "knapsack",
-                  start + knapsack_evaluations(k, len(k["budgets"])) * uci * eval_cpu,
-                  needs=(f"knapsack_pool:{d}",), group="knapsack_grid",
-                  wildcards={"kn_pool": d}) for d in data]
-    select += [Job("knapsack_select", f"synthetic_n{n}", "knapsack",
-                   start + knapsack_evaluations(k, len(k["synthetic"]["budgets"])) * n * eval_cpu,
-                   group="knapsack_grid", wildcards={"kn_pool": f"synthetic_n{n}"})
-               for n in k["synthetic"]["sizes"]]
+    select = [
+        Job(
+            "knapsack_select",
+            d,
+            "knapsack",
+            start + knapsack_evaluations(k, len(k["budgets"])) * uci * eval_cpu,
+            needs=(f"knapsack_pool:{d}",),
+            group="knapsack_grid",
+            wildcards={"kn_pool": d},
+        )
+        for d in data
+    ]
+    select += [
+        Job(
+            "knapsack_select",
+            f"synthetic_n{n}",
+            "knapsack",
+            start + knapsack_evaluations(k, len(k["synthetic"]["budgets"])) * n * eval_cpu,
+            group="knapsack_grid",
+            wildcards={"kn_pool": f"synthetic_n{n}"},
+        )
+        for n in k["synthetic"]["sizes"]
+    ]
     out += [examples, *pools, *select]
-    out.append(Job("knapsack_summary", "", "knapsack", light,
-                   needs=tuple(j.name for j in [examples, *pools, *select])))
+    out.append(
+        Job(
+            "knapsack_summary",
+            "",
+            "knapsack",
+            light,
+            needs=tuple(j.name for j in [examples, *pools, *select]),
+        )
+    )
     return ["knapsack_summary"]
 
 
@@ -424,8 +542,9 @@ def makespan(tasks: list[tuple[str, float, int, tuple]], capacity: int) -> float
 
 def local_wall(job_list: list[Job], cores: int) -> float:
     """Wall seconds of these jobs on one machine with ``cores`` cores."""
-    return makespan([(j.name, j.cpu / min(j.threads, cores), j.threads, j.needs)
-                     for j in job_list], cores)
+    return makespan(
+        [(j.name, j.cpu / min(j.threads, cores), j.threads, j.needs) for j in job_list], cores
+    )
 
 
 def slurm_wall(job_list: list[Job], profile: dict) -> float:
@@ -440,7 +559,7 @@ def slurm_wall(job_list: list[Job], profile: dict) -> float:
     for group, members in by_group.items():
         k = 1 if group is None else int(per_group.get(group, 1))
         for i in range(0, len(members), k):
-            bundles.append(members[i:i + k])
+            bundles.append(members[i : i + k])
     tasks = []
     for b, members in enumerate(bundles):
         for j in members:
@@ -475,8 +594,13 @@ def load_profile(path) -> dict:
         return yaml.safe_load(fh)
 
 
-def estimate(config: dict, cores: int, available=None, units: UnitCosts | None = None,
-             slurm_profile: dict | None = None) -> list[PaperCost]:
+def estimate(
+    config: dict,
+    cores: int,
+    available=None,
+    units: UnitCosts | None = None,
+    slurm_profile: dict | None = None,
+) -> list[PaperCost]:
     """Jobs, CPU-hours and wall hours on ``cores`` cores (and on SLURM) per paper and in total.
 
     Parameters
@@ -510,14 +634,20 @@ def estimate(config: dict, cores: int, available=None, units: UnitCosts | None =
     if available is None:
         available = default_available(config)
     everything = jobs(config, list(available), units)
-    groups = [(p, [j for j in everything if j.paper == p])
-              for p in PAPERS if config["experiments"][p]]
+    groups = [
+        (p, [j for j in everything if j.paper == p]) for p in PAPERS if config["experiments"][p]
+    ]
     out = []
     for paper, js in groups + [("total", everything)]:
-        out.append(PaperCost(
-            paper, sum(j.rule != "all" for j in js) + (paper == "total"),
-            sum(j.cpu for j in js) / 3600, local_wall(js, cores) / 3600,
-            slurm_wall(js, slurm_profile) / 3600 if slurm_profile else None))
+        out.append(
+            PaperCost(
+                paper,
+                sum(j.rule != "all" for j in js) + (paper == "total"),
+                sum(j.cpu for j in js) / 3600,
+                local_wall(js, cores) / 3600,
+                slurm_wall(js, slurm_profile) / 3600 if slurm_profile else None,
+            )
+        )
     return out
 
 
@@ -535,8 +665,10 @@ def summary_lines(costs: list[PaperCost], source: str, cores: int) -> list[str]:
     """The start-of-run print: one line per paper plus the total."""
     lines = []
     for c in costs:
-        s = (f"cost estimate ({source}): {c.paper} {c.jobs} jobs, {_cpu_hours(c.cpu_hours)} CPU-h, "
-             f"~{_hours(c.wall_hours)} on {cores} core{'s' if cores != 1 else ''}")
+        s = (
+            f"cost estimate ({source}): {c.paper} {c.jobs} jobs, {_cpu_hours(c.cpu_hours)} CPU-h, "
+            f"~{_hours(c.wall_hours)} on {cores} core{'s' if cores != 1 else ''}"
+        )
         if c.slurm_hours is not None:
             s += f", ~{_hours(c.slurm_hours)} on SLURM"
         lines.append(s)
@@ -562,16 +694,24 @@ def main(argv=None) -> int:
     """``python -m ensemble_repro.estimate --config config/quick.yaml --cores 2``."""
     import yaml
 
-    ap = argparse.ArgumentParser(prog="python -m ensemble_repro.estimate",
-                                 description="Estimated jobs, CPU-hours and wall time of a run.")
+    ap = argparse.ArgumentParser(
+        prog="python -m ensemble_repro.estimate",
+        description="Estimated jobs, CPU-hours and wall time of a run.",
+    )
     ap.add_argument("--config", default="config/config.yaml")
     ap.add_argument("--cores", type=int, default=2)
-    ap.add_argument("--slurm-profile", default="workflow/profiles/slurm/config.yaml",
-                    help="SLURM profile for the cluster column ('' to leave it out)")
+    ap.add_argument(
+        "--slurm-profile",
+        default="workflow/profiles/slurm/config.yaml",
+        help="SLURM profile for the cluster column ('' to leave it out)",
+    )
     ap.add_argument("--meps", action="store_true", help="count MEPS (its file is staged)")
     ap.add_argument("--unit-costs", default=None, help="unit-cost CSV (default: the package's)")
-    ap.add_argument("--schema", default="workflow/schemas/config.schema.yaml",
-                    help="config schema checked first (skipped when the file is absent)")
+    ap.add_argument(
+        "--schema",
+        default="workflow/schemas/config.schema.yaml",
+        help="config schema checked first (skipped when the file is absent)",
+    )
     args = ap.parse_args(argv)
     if args.cores < 1:
         ap.error(f"--cores must be at least 1, got {args.cores}")
@@ -589,10 +729,17 @@ def main(argv=None) -> int:
             print(err, file=sys.stderr)
             return 2
     profile = load_profile(args.slurm_profile) if args.slurm_profile else None
-    costs = estimate(config, args.cores, default_available(config, args.meps),
-                     UnitCosts(args.unit_costs), profile)
-    print(f"Estimated cost of {args.config} (CPU time from measured unit costs; "
-          f"wall time by list scheduling):")
+    costs = estimate(
+        config,
+        args.cores,
+        default_available(config, args.meps),
+        UnitCosts(args.unit_costs),
+        profile,
+    )
+    print(
+        f"Estimated cost of {args.config} (CPU time from measured unit costs; "
+        f"wall time by list scheduling):"
+    )
     print(table(costs, args.cores))
     return 0
 

@@ -93,8 +93,9 @@ def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> None:
         df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
 
 
-def write_markdown(df: pd.DataFrame, path: str | os.PathLike, title: str | None = None,
-                   floatfmt: str = ".4g") -> None:
+def write_markdown(
+    df: pd.DataFrame, path: str | os.PathLike, title: str | None = None, floatfmt: str = ".4g"
+) -> None:
     """Write a table as GitHub Markdown atomically (no ``tabulate`` dependency)."""
     write_text(path, markdown_table(df, title=title, floatfmt=floatfmt))
 
@@ -110,6 +111,7 @@ def markdown_table(df: pd.DataFrame, title: str | None = None, floatfmt: str = "
     |---|---|
     | J+aB | 0.9012 |
     """
+
     def fmt(v: Any) -> str:
         if isinstance(v, float):
             return format(v, floatfmt)
@@ -143,5 +145,10 @@ def drop_timing(df: pd.DataFrame) -> pd.DataFrame:
     >>> list(drop_timing(df).columns)
     ['width']
     """
-    return df[[c for c in df.columns
-               if not (str(c).endswith(TIMING_SUFFIX) or str(c).startswith(TIMING_PREFIXES))]]
+    return df[
+        [
+            c
+            for c in df.columns
+            if not (str(c).endswith(TIMING_SUFFIX) or str(c).startswith(TIMING_PREFIXES))
+        ]
+    ]

@@ -22,8 +22,9 @@ from .conformal.validation import check_random_state
 LEARNERS = ("ridge", "rf", "nn")
 
 
-def ridge_closed_form(X: np.ndarray, y: np.ndarray, penalty_scale: float = 1e-3
-                      ) -> tuple[np.ndarray, float]:
+def ridge_closed_form(
+    X: np.ndarray, y: np.ndarray, penalty_scale: float = 1e-3
+) -> tuple[np.ndarray, float]:
     """Ridge coefficients and intercept with lambda = penalty_scale * sigma_max(X)^2.
 
     The intercept is not penalised (X and y are centred); sigma_max is the largest singular value
@@ -75,9 +76,15 @@ def _finite(a) -> bool:
 def _plain_matrix(X, n_features=None) -> bool:
     """True when X is what ``validate_data`` would return unchanged: a finite, non-empty 2-D
     float64 ndarray (with ``n_features`` columns, if given)."""
-    return (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0
-            and X.shape[1] > 0 and (n_features is None or X.shape[1] == n_features)
-            and _finite(X))
+    return (
+        type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+        and (n_features is None or X.shape[1] == n_features)
+        and _finite(X)
+    )
 
 
 class PaperRidge(RegressorMixin, BaseEstimator):
@@ -136,18 +143,25 @@ class PaperRidge(RegressorMixin, BaseEstimator):
         # This learner is fitted thousands of times per experiment cell on float64 arrays the
         # conformal estimators have already validated: such arrays skip validate_data (~90 us a
         # call, three times the fit at n = 200, p = 10); anything else goes through it.
-        if (_plain_matrix(X) and type(y) is np.ndarray and y.dtype == np.float64
-                and y.shape == (X.shape[0],) and _finite(y)):
+        if (
+            _plain_matrix(X)
+            and type(y) is np.ndarray
+            and y.dtype == np.float64
+            and y.shape == (X.shape[0],)
+            and _finite(y)
+        ):
             self.n_features_in_ = X.shape[1]
             if hasattr(self, "feature_names_in_"):
                 del self.feature_names_in_
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if not (isinstance(self.penalty_scale, numbers.Real) and self.penalty_scale >= 0):
-            raise ValueError("penalty_scale must be a non-negative number, got "
-                             f"{self.penalty_scale!r}")
-        self.coef_, self.intercept_ = ridge_closed_form(X, np.asarray(y, dtype=np.float64),
-                                                        self.penalty_scale)
+            raise ValueError(
+                f"penalty_scale must be a non-negative number, got {self.penalty_scale!r}"
+            )
+        self.coef_, self.intercept_ = ridge_closed_form(
+            X, np.asarray(y, dtype=np.float64), self.penalty_scale
+        )
         return self
 
     def predict(self, X):
@@ -208,8 +222,9 @@ def make_learner(name: str, random_state=None):
     if name == "ridge":
         return PaperRidge()
     if name == "rf":
-        return RandomForestRegressor(n_estimators=20, criterion="absolute_error", bootstrap=False,
-                                     random_state=random_state)
+        return RandomForestRegressor(
+            n_estimators=20, criterion="absolute_error", bootstrap=False, random_state=random_state
+        )
     if name == "nn":
         return MLPRegressor(solver="lbfgs", activation="logistic", random_state=random_state)
     raise ValueError(f"learner must be one of {', '.join(LEARNERS)}; got {name!r}")

@@ -42,5 +42,12 @@ class Progress:
         self.done += 1
         el = time.perf_counter() - self.start
         eta = el / self.done * (self.total - self.done)
-        self.logger.info("%s %d/%d %s (elapsed %.1fs, eta %.1fs)", self.what, self.done,
-                         self.total, detail, el, eta)
+        self.logger.info(
+            "%s %d/%d %s (elapsed %.1fs, eta %.1fs)",
+            self.what,
+            self.done,
+            self.total,
+            detail,
+            el,
+            eta,
+        )

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 import platform
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from . import __version__
 from .io import read_json, write_json
@@ -52,9 +53,14 @@ def sidecar_path(table_path: str | os.PathLike) -> Path:
     return p.with_name(p.name.rsplit(".", 1)[0] + ".provenance.json")
 
 
-def write_provenance(table_path: str | os.PathLike, *, config: Mapping[str, Any],
-                     seed: Any = None, inputs: Iterable[str | os.PathLike] = (),
-                     extra: Mapping[str, Any] | None = None) -> Path:
+def write_provenance(
+    table_path: str | os.PathLike,
+    *,
+    config: Mapping[str, Any],
+    seed: Any = None,
+    inputs: Iterable[str | os.PathLike] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> Path:
     """Write the provenance sidecar of ``table_path`` and return its path.
 
     ``config`` holds the config values that affect the table (not the whole config), ``inputs``

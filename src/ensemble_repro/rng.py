@@ -43,11 +43,15 @@ def check_generator(random_state, name: str = "random_state") -> np.random.Gener
         return random_state
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if not 0 <= random_state <= 2**32 - 1:
-            raise ValueError(f"{name} must be None, an int in [0, 2**32 - 1], a "
-                             f"numpy RandomState or Generator; got {random_state!r}")
+            raise ValueError(
+                f"{name} must be None, an int in [0, 2**32 - 1], a "
+                f"numpy RandomState or Generator; got {random_state!r}"
+            )
         return np.random.default_rng(int(random_state))
     if random_state is None or isinstance(random_state, np.random.RandomState):
         rs = check_random_state(random_state)
         return np.random.default_rng(rs.randint(0, 2**32, size=4, dtype=np.uint64))
-    raise ValueError(f"{name} must be None, an int in [0, 2**32 - 1], a numpy RandomState or "
-                     f"Generator; got {random_state!r} of type {type(random_state).__name__}")
+    raise ValueError(
+        f"{name} must be None, an int in [0, 2**32 - 1], a numpy RandomState or "
+        f"Generator; got {random_state!r} of type {type(random_state).__name__}"
+    )

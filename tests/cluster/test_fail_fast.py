@@ -19,7 +19,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
-from workflow_helpers import SMOKE, SNAKEFILE, workflow_env
+from workflow_helpers import SMOKE, SNAKEFILE, workflow_env  # noqa: E402
 
 pytestmark = pytest.mark.cluster
 
@@ -33,24 +33,50 @@ def node_cpus() -> int:
     if os.geteuid() != 0:
         pytest.skip("local SLURM needs root (tests/cluster/start_local_slurm.sh)")
     env = {**os.environ, "SLURM_SKIP_INSTALL": os.environ.get("SLURM_SKIP_INSTALL", "1")}
-    proc = subprocess.run(["bash", str(START_SCRIPT)], env=env, capture_output=True, text=True,
-                          check=False, timeout=900)
+    proc = subprocess.run(
+        ["bash", str(START_SCRIPT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
     if proc.returncode != 0:
         pytest.skip(f"local SLURM not available: {proc.stderr.strip()[-300:]}")
-    out = subprocess.run(["sinfo", "-h", "-o", "%c"], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        ["sinfo", "-h", "-o", "%c"], capture_output=True, text=True, check=True
+    ).stdout.split()
     return max(int(c.rstrip("+")) for c in out)
 
 
 def slurm_run(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--directory",
-           str(workdir), "--configfile", str(SMOKE), "--profile", str(SLURM_PROFILE), *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(SNAKEFILE),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(SMOKE),
+        "--profile",
+        str(SLURM_PROFILE),
+        *args,
+    ]
     env = workflow_env()
     for var in ("ENSEMBLE_REPRO_SLURM_ACCOUNT", "ENSEMBLE_REPRO_SLURM_PARTITION"):
         env.pop(var, None)  # the local test cluster: the profile's fallbacks are allowed
     workdir.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, check=False, timeout=300)
+    return subprocess.run(
+        cmd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+        timeout=300,
+    )
 
 
 def submitted(workdir: Path) -> list[Path]:
@@ -63,8 +89,10 @@ def test_job_asking_more_cpus_than_the_node_stops_before_submission(tmp_path, no
     proc = slurm_run(tmp_path, "--cores", str(asked), "--set-threads", f"jab_main_cell={asked}")
     assert proc.returncode != 0, proc.stdout[-2000:]
     assert "jobs that no node of the cluster can run (nothing was submitted)" in proc.stdout
-    assert (f"rule jab_main_cell asks {asked} CPUs; partition 'debug' has nodes of at most "
-            f"{node_cpus} CPUs") in proc.stdout
+    assert (
+        f"rule jab_main_cell asks {asked} CPUs; partition 'debug' has nodes of at most "
+        f"{node_cpus} CPUs"
+    ) in proc.stdout
     assert f"--set-threads jab_main_cell={node_cpus}" in proc.stdout
     # the data stage's group job (5 fetch + 4 prepare jobs side by side): the job that sat
     # PENDING forever on a 2-CPU node

@@ -34,15 +34,23 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
-from workflow_helpers import (SMOKE, partial_files, result_tables,  # noqa: E402
-                              run_snakemake, snakemake_cmd, workflow_env)
+from workflow_helpers import (  # noqa: E402
+    SMOKE,
+    partial_files,
+    result_tables,
+    run_snakemake,
+    snakemake_cmd,
+    workflow_env,
+)
 
 pytestmark = pytest.mark.cluster
 
 START_SCRIPT = REPO / "tests" / "cluster" / "start_local_slurm.sh"
 SLURM_PROFILE = REPO / "workflow" / "profiles" / "slurm"
 ALL_EXPERIMENTS = ("jab", "qwyc", "knapsack")
-EXPERIMENTS = os.environ.get("ENSEMBLE_REPRO_CLUSTER_EXPERIMENTS", " ".join(ALL_EXPERIMENTS)).split()
+EXPERIMENTS = os.environ.get(
+    "ENSEMBLE_REPRO_CLUSTER_EXPERIMENTS", " ".join(ALL_EXPERIMENTS)
+).split()
 TARGETS = ["all"]
 RUN_TIMEOUT = 1800
 
@@ -68,25 +76,32 @@ class Cluster:
 def cluster() -> Cluster:
     """The local SLURM, started (idempotently) by start_local_slurm.sh."""
     if os.geteuid() != 0:
-        _unavailable("not root; the single-node test cluster needs root "
-                     "(run tests/cluster/start_local_slurm.sh as root)")
+        _unavailable(
+            "not root; the single-node test cluster needs root "
+            "(run tests/cluster/start_local_slurm.sh as root)"
+        )
     env = dict(os.environ)
     if not _in_ci():
         env["SLURM_SKIP_INSTALL"] = "1"  # outside CI, never apt-get from a test
     try:
-        proc = subprocess.run(["bash", str(START_SCRIPT)], env=env, capture_output=True,
-                              text=True, timeout=900)
+        proc = subprocess.run(
+            ["bash", str(START_SCRIPT)], env=env, capture_output=True, text=True, timeout=900
+        )
     except subprocess.TimeoutExpired:
         _unavailable(f"{START_SCRIPT.name} did not finish within 900 s")
     if proc.returncode != 0:
-        _unavailable(f"{START_SCRIPT.name} exited {proc.returncode}: "
-                     f"{proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ''}")
-    rows = subprocess.run(["sinfo", "-h", "-o", "%P %c %m"], capture_output=True, text=True,
-                          check=True).stdout.split()
+        _unavailable(
+            f"{START_SCRIPT.name} exited {proc.returncode}: "
+            f"{proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ''}"
+        )
+    rows = subprocess.run(
+        ["sinfo", "-h", "-o", "%P %c %m"], capture_output=True, text=True, check=True
+    ).stdout.split()
     default = [i for i in range(0, len(rows), 3) if rows[i].endswith("*")]
     i = default[0] if default else 0
-    return Cluster(partition=rows[i].rstrip("*"), cpus=int(rows[i + 1]),
-                   mem_mb=int(rows[i + 2].rstrip("+")))
+    return Cluster(
+        partition=rows[i].rstrip("*"), cpus=int(rows[i + 1]), mem_mb=int(rows[i + 2].rstrip("+"))
+    )
 
 
 @dataclass
@@ -109,12 +124,16 @@ class Canceller:
 
     def run(self) -> None:
         while not self._stop.is_set() and not self.cancelled:
-            out = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i|%j|%k"],
-                                 capture_output=True, text=True).stdout
+            out = subprocess.run(
+                ["squeue", "-h", "-t", "RUNNING", "-o", "%i|%j|%k"], capture_output=True, text=True
+            ).stdout
             for line in out.splitlines():
                 jobid, name, comment = line.split("|", 2)
-                if (name.startswith(self.prefix + "_") and comment.startswith("rule_data")
-                        and self._mid_way()):
+                if (
+                    name.startswith(self.prefix + "_")
+                    and comment.startswith("rule_data")
+                    and self._mid_way()
+                ):
                     if subprocess.run(["scancel", jobid]).returncode == 0:
                         self.cancelled[jobid] = comment
                         return
@@ -139,8 +158,10 @@ def configfile(tmp_path_factory) -> Path:
     cfg = yaml.safe_load(SMOKE.read_text())
     unknown = set(EXPERIMENTS) - set(cfg["experiments"])
     if unknown or not EXPERIMENTS:
-        raise ValueError(f"ENSEMBLE_REPRO_CLUSTER_EXPERIMENTS={' '.join(EXPERIMENTS)!r}: expected "
-                         f"a non-empty subset of {sorted(cfg['experiments'])}")
+        raise ValueError(
+            f"ENSEMBLE_REPRO_CLUSTER_EXPERIMENTS={' '.join(EXPERIMENTS)!r}: expected "
+            f"a non-empty subset of {sorted(cfg['experiments'])}"
+        )
     cfg["experiments"] = {name: name in EXPERIMENTS for name in cfg["experiments"]}
     path = tmp_path_factory.mktemp("config") / "cluster-smoke.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -165,17 +186,22 @@ def slurm_run(cluster, configfile, tmp_path_factory) -> SlurmRun:
     """The smoke config through the slurm profile, with one job cancelled mid-run."""
     workdir = tmp_path_factory.mktemp("slurm")
     prefix = "ensrepro" + uuid.uuid4().hex[:8]
-    cmd = snakemake_cmd(workdir, *TARGETS, configfile=configfile, cores=cluster.cpus,
-                        profile=None)
+    cmd = snakemake_cmd(workdir, *TARGETS, configfile=configfile, cores=cluster.cpus, profile=None)
     cmd += [
-        "--profile", str(SLURM_PROFILE),
+        "--profile",
+        str(SLURM_PROFILE),
         # Each submission must fit the single test node.
-        "--resources", f"mem_mb={cluster.mem_mb}",
-        "--jobs", "8",
-        "--slurm-jobname-prefix", prefix,
-        "--slurm-init-seconds-before-status-checks", "2",
+        "--resources",
+        f"mem_mb={cluster.mem_mb}",
+        "--jobs",
+        "8",
+        "--slurm-jobname-prefix",
+        prefix,
+        "--slurm-init-seconds-before-status-checks",
+        "2",
         "--slurm-keep-successful-logs",
-        "--latency-wait", "10",
+        "--latency-wait",
+        "10",
     ]
     env = workflow_env()
     env["ENSEMBLE_REPRO_SLURM_ACCOUNT"] = "root"
@@ -185,16 +211,25 @@ def slurm_run(cluster, configfile, tmp_path_factory) -> SlurmRun:
     watcher.start()
     start = time.monotonic()
     try:
-        proc = subprocess.run(cmd, env=env, cwd=workdir, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=RUN_TIMEOUT)
+        proc = subprocess.run(
+            cmd,
+            env=env,
+            cwd=workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=RUN_TIMEOUT,
+        )
     finally:
         canceller.stop()
         watcher.join(timeout=10)
     seconds = time.monotonic() - start
     (workdir / "snakemake-slurm.log").write_text(proc.stdout)
     job_ids = re.findall(r"has been submitted with SLURM jobid (\d+)", proc.stdout)
-    print(f"SLURM run of {EXPERIMENTS}: {seconds:.0f} s, {len(job_ids)} SLURM jobs, "
-          f"cancelled {canceller.cancelled}")
+    print(
+        f"SLURM run of {EXPERIMENTS}: {seconds:.0f} s, {len(job_ids)} SLURM jobs, "
+        f"cancelled {canceller.cancelled}"
+    )
     return SlurmRun(workdir, proc, seconds, job_ids, dict(canceller.cancelled))
 
 
@@ -203,14 +238,19 @@ def _sacct(job_ids: list[str]) -> dict[str, dict[str, str]]:
     fields = ["JobID", "JobName%200", "State", "Comment%400"]
     rows: dict[str, dict[str, str]] = {}
     for _ in range(30):  # slurmdbd records job ends a moment after slurmctld
-        out = subprocess.run(["sacct", "-X", "-n", "-P", "-j", ",".join(job_ids), "-o",
-                              ",".join(fields)], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            ["sacct", "-X", "-n", "-P", "-j", ",".join(job_ids), "-o", ",".join(fields)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         rows = {}
         for line in out.splitlines():
             jobid, name, state, comment = line.split("|", 3)
             rows[jobid] = {"name": name, "state": state.split()[0], "comment": comment}
         if len(rows) == len(job_ids) and not any(
-                r["state"] in {"PENDING", "RUNNING", "COMPLETING"} for r in rows.values()):
+            r["state"] in {"PENDING", "RUNNING", "COMPLETING"} for r in rows.values()
+        ):
             break
         time.sleep(1)
     return rows
@@ -238,7 +278,7 @@ def test_jobs_really_ran_under_slurm(slurm_run):
 
 def test_cancelled_job_was_resubmitted_and_completed(slurm_run):
     assert slurm_run.cancelled, "the watcher never saw a running SLURM job to cancel"
-    (jobid, comment), = slurm_run.cancelled.items()
+    ((jobid, comment),) = slurm_run.cancelled.items()
     rows = _sacct(slurm_run.job_ids)
     assert rows[jobid]["state"] == "CANCELLED", rows[jobid]
     retries = [j for j, r in rows.items() if r["comment"] == comment and int(j) > int(jobid)]
@@ -255,8 +295,9 @@ def test_no_partial_output_after_the_fault(slurm_run):
 
 def test_rerun_has_nothing_to_do(slurm_run, configfile):
     """No output is left marked incomplete: a rerun of the same command would do nothing."""
-    proc = run_snakemake(slurm_run.workdir, *TARGETS, "-n", configfile=configfile, cores=2,
-                         profile=None)
+    proc = run_snakemake(
+        slurm_run.workdir, *TARGETS, "-n", configfile=configfile, cores=2, profile=None
+    )
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "Nothing to be done" in proc.stdout, proc.stdout[-3000:]
 
@@ -287,4 +328,3 @@ def test_results_identical_to_local_run(slurm_run, local_run):
             pd.testing.assert_frame_equal(ours_data[name], ref_obj, check_exact=True)
         else:
             assert ours_data[name] == ref_obj, name
-

@@ -3,14 +3,24 @@
 # report.smk's paper_vs_ours rule into results/claims.csv and the verdict pages. A paper switched
 # off keeps its earlier claims file, whose rows carry the scale and date they were made at.
 
-from ensemble_repro.claims import (CLAIMS_CSV, PAPERS, REPORT_CATEGORY, TABLE_HTML, VERDICT_HTML,
-                                   VERDICT_MD, VERDICT_SUMMARY_RST, paper_claims_csv)
+from ensemble_repro.claims import (
+    CLAIMS_CSV,
+    PAPERS,
+    REPORT_CATEGORY,
+    TABLE_HTML,
+    VERDICT_HTML,
+    VERDICT_MD,
+    VERDICT_SUMMARY_RST,
+    paper_claims_csv,
+)
 from ensemble_repro.claims.captions import jab_figure_labels  # jab.smk's figure labels
 
 # Config files of this run: claims rows say at which scale (smoke / quick / paper) they were made.
 # relative to the working directory, so the verdicts' scale (and the rerun trigger of the rules
 # reading it) does not depend on where the run directory lives
-CONFIG_FILES = [os.path.relpath(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)]
+CONFIG_FILES = [
+    os.path.relpath(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)
+]
 
 
 rule jab_claims:
@@ -23,16 +33,16 @@ rule jab_claims:
         paper_claims_csv("jab"),
     log:
         "results/logs/claims/jab.log",
-    params:
-        cfg=rule_params("jab_claims"),
-        missing=JAB_MISSING,
-        config_files=CONFIG_FILES,
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("jab_claims"),
+        missing=JAB_MISSING,
+        config_files=CONFIG_FILES,
     script:
         "../scripts/claims_jab.py"
 
@@ -49,15 +59,15 @@ rule qwyc_claims:
         paper_claims_csv("qwyc"),
     log:
         "results/logs/claims/qwyc.log",
-    params:
-        cfg=rule_params("qwyc_claims"),
-        config_files=CONFIG_FILES,
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("qwyc_claims"),
+        config_files=CONFIG_FILES,
     script:
         "../scripts/claims_qwyc.py"
 
@@ -73,15 +83,15 @@ rule knapsack_claims:
         paper_claims_csv("knapsack"),
     log:
         "results/logs/claims/knapsack.log",
-    params:
-        cfg=rule_params("knapsack_claims"),
-        config_files=CONFIG_FILES,
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("knapsack_claims"),
+        config_files=CONFIG_FILES,
     script:
         "../scripts/claims_knapsack.py"
 
@@ -107,15 +117,15 @@ rule table_html:
             category=lambda wc: REPORT_CATEGORY[wc.table.split("/")[0]],
             labels=lambda wc: {"table": wc.table},
         ),
-    wildcard_constraints:
-        table=regex_choice(REPORT_TABLES or ["NONE"]),
     log:
         "results/logs/claims/html/{table}.log",
+    wildcard_constraints:
+        table=regex_choice(REPORT_TABLES or ["NONE"]),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    conda:
-        ENV
     script:
         "../scripts/table_html.py"

@@ -9,8 +9,14 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from ensemble_repro.config import (COMMAND_LINE, MIRROR_ENV, ConfigError, apply_env_overrides,
-                                   load_yaml_file, validate_config)
+from ensemble_repro.config import (
+    COMMAND_LINE,
+    MIRROR_ENV,
+    ConfigError,
+    apply_env_overrides,
+    load_yaml_file,
+    validate_config,
+)
 from ensemble_repro.data import DataError, preflight, prepared_names_for
 from ensemble_repro.experiments import names
 from ensemble_repro.experiments.rule_keys import FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
@@ -41,8 +47,9 @@ def _config_layers():
 apply_env_overrides(config)
 
 try:
-    validate_config(config, workflow.source_path(SCHEMA), source=_config_source(),
-                    layers=_config_layers())
+    validate_config(
+        config, workflow.source_path(SCHEMA), source=_config_source(), layers=_config_layers()
+    )
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 validate(config, SCHEMA)
@@ -166,9 +173,7 @@ def check_targets(valid):
 
 def paper_vs_ours_files():
     return {
-        p: f"results/{p}/paper_vs_ours.md"
-        for p in ("jab", "qwyc", "knapsack")
-        if experiment_on(p)
+        p: f"results/{p}/paper_vs_ours.md" for p in ("jab", "qwyc", "knapsack") if experiment_on(p)
     }
 
 
@@ -216,7 +221,7 @@ def _cluster_requests(jobs, cores, args):
 
     out, groups = [], {}
     local = {"all", *workflow._localrules}  # never submitted
-    for j in [j for j in jobs if j.rule not in local]:
+    for j in [j for j in jobs if not {j.rule} & local]:
         spec = workflow.get_rule(j.rule)
         res = spec.expand_resources(Wildcards(fromdict=j.wildcards), InputFiles(), 1)
         req = Request(j.rule, min(res["_cores"], cores), res.get("mem_mb"), res.get("runtime"))
@@ -229,8 +234,14 @@ def _cluster_requests(jobs, cores, args):
     for group, reqs in groups.items():  # k components side by side, up to `cores` CPUs
         k = int(components.get(group, 1))
         top = sorted(reqs, key=lambda r: -r.cpus)[:k]
-        out.append(Request(group, min(cores, sum(r.cpus for r in top)),
-                           max((r.mem_mb or 0) for r in reqs) or None, group=True))
+        out.append(
+            Request(
+                group,
+                min(cores, sum(r.cpus for r in top)),
+                max((r.mem_mb or 0) for r in reqs) or None,
+                group=True,
+            )
+        )
     return out
 
 
@@ -247,17 +258,24 @@ def start_of_run():
     units = estimate.UnitCosts()
     args = _cli_args()
     if args is not None and args.executor == "slurm":
-        explicit = any(a == "--cores" or a.startswith("--cores=")
-                       or (a.startswith("-c") and not a.startswith("--")) for a in sys.argv[1:])
+        explicit = any(
+            a == "--cores"
+            or a.startswith("--cores=")
+            or (a.startswith("-c") and not a.startswith("--"))
+            for a in sys.argv[1:]
+        )
         jobs = estimate.jobs(config, DATA.available, units)
         try:
             part, per_job = cluster.check_cluster(
-                lambda c: _cluster_requests(jobs, c, args), cores, cores_explicit=explicit)
+                lambda c: _cluster_requests(jobs, c, args), cores, cores_explicit=explicit
+            )
         except cluster.ClusterError as err:
             raise WorkflowError(str(err)) from None
         if per_job < cores:
-            logger.info(f"per-job cores lowered from {cores} to {per_job}: the nodes of "
-                        f"partition {part.name} have {part.cpus} CPUs")
+            logger.info(
+                f"per-job cores lowered from {cores} to {per_job}: the nodes of "
+                f"partition {part.name} have {part.cpus} CPUs"
+            )
             workflow.global_resources["_cores"] = per_job
     root = Path(workflow.main_snakefile).parent
     slurm = estimate.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
@@ -267,7 +285,9 @@ def start_of_run():
         logger.warning(f"cost estimate unavailable: {err}")
         return
     files = [Path(f) for f in workflow.overwrite_configfiles or workflow.configfiles]
-    source = ", ".join(str(f.relative_to(root)) if f.is_relative_to(root) else str(f)
-                       for f in files) or "config/config.yaml"
+    source = (
+        ", ".join(str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files)
+        or "config/config.yaml"
+    )
     for line in estimate.summary_lines(costs, source, cores):
         logger.info(line)

@@ -20,13 +20,13 @@ rule fetch:
         "resources/raw/{group}/{filename}",
     log:
         "results/logs/data/fetch/{group}/{filename}.log",
+    retries: 2
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=30,
-    retries: 2
-    conda:
-        ENV
     script:
         "../scripts/fetch.py"
 
@@ -42,13 +42,13 @@ rule prepare:
         "results/logs/data/prepare/{name}.log",
     benchmark:
         "results/benchmarks/data/prepare/{name}.tsv"
+    conda:
+        ENV
     threads: 1
     # Measured (benchmark max_rss, 2-core box): blog 390 MB, nomao 280 MB, the others < 170 MB;
     # every job < 15 s. MEPS could not be measured (not staged): it is read in chunks of 5000 rows.
     resources:
         mem_mb=lambda wc: 4000 if wc.name == "meps" else 1000,
         runtime=lambda wc: 20 if wc.name == "meps" else 5,
-    conda:
-        ENV
     script:
         "../scripts/prepare.py"

@@ -31,8 +31,10 @@ JAB_TABLE_FILES = {
     for ext in ("csv", "md")
 }
 JAB_TARGETS = (
-    list(JAB_FIG_FILES.values()) + list(JAB_TABLE_FILES.values()) + [f"{JR}/paper_vs_ours.md"]
-) if experiment_on("jab") else []
+    (list(JAB_FIG_FILES.values()) + list(JAB_TABLE_FILES.values()) + [f"{JR}/paper_vs_ours.md"])
+    if experiment_on("jab")
+    else []
+)
 # the contract of Snakefile's `all` rule: jab_targets() lists the final outputs
 jab_targets = lambda: JAB_TARGETS
 
@@ -53,16 +55,16 @@ rule jab_main_cell:
         "results/logs/jab/main/{jab_data}_{jab_learner}_m{jab_m}.log",
     benchmark:
         "results/benchmarks/jab/main/{jab_data}_{jab_learner}_m{jab_m}.tsv"
-    params:
-        cfg=rule_params("jab_main_cell"),
-    threads: 2  # trials side by side in 2 worker processes; each method is timed alone
-    resources:
-        mem_mb=2000,
-        runtime=lambda wc: {"ridge": 30, "rf": 240, "nn": 1440}[wc.jab_learner],
     group:
         "jab_grid"
     conda:
         ENV
+    threads: 2  # trials side by side in 2 worker processes; each method is timed alone
+    resources:
+        mem_mb=2000,
+        runtime=lambda wc: {"ridge": 30, "rf": 240, "nn": 1440}[wc.jab_learner],
+    params:
+        cfg=rule_params("jab_main_cell"),
     script:
         "../scripts/jab_cell.py"
 
@@ -77,16 +79,16 @@ rule jab_jplus_cell:
         "results/logs/jab/jplus/{jab_data}_{jab_learner}.log",
     benchmark:
         "results/benchmarks/jab/jplus/{jab_data}_{jab_learner}.tsv"
-    params:
-        cfg=rule_params("jab_jplus_cell"),
-    threads: 1  # n fits per trial; the main-grid jobs hold the parallelism
-    resources:
-        mem_mb=1500,
-        runtime=lambda wc: {"ridge": 10, "rf": 30, "nn": 120}[wc.jab_learner],
     group:
         "jab_grid"
     conda:
         ENV
+    threads: 1  # n fits per trial; the main-grid jobs hold the parallelism
+    resources:
+        mem_mb=1500,
+        runtime=lambda wc: {"ridge": 10, "rf": 30, "nn": 120}[wc.jab_learner],
+    params:
+        cfg=rule_params("jab_jplus_cell"),
     script:
         "../scripts/jab_cell.py"
 
@@ -101,16 +103,16 @@ rule jab_fixed_vs_random_cell:
         "results/logs/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.log",
     benchmark:
         "results/benchmarks/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.tsv"
-    params:
-        cfg=rule_params("jab_fixed_vs_random_cell"),
-    threads: 1
-    resources:
-        mem_mb=1500,
-        runtime=lambda wc: {"ridge": 10, "rf": 60, "nn": 240}[wc.jab_learner],
     group:
         "jab_grid"
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=lambda wc: {"ridge": 10, "rf": 60, "nn": 240}[wc.jab_learner],
+    params:
+        cfg=rule_params("jab_fixed_vs_random_cell"),
     script:
         "../scripts/jab_cell.py"
 
@@ -118,9 +120,19 @@ rule jab_fixed_vs_random_cell:
 rule jab_collect:
     """Tidy result tables (one row per data set x learner x aggregation x method x m/n x trial)."""
     input:
-        main=expand(f"{JR}/cells/main/{{d}}/{{l}}/m{{m}}.parquet", d=JAB_DATASETS, l=JAB_LEARNERS, m=JAB_MAIN_M),
+        main=expand(
+            f"{JR}/cells/main/{{d}}/{{l}}/m{{m}}.parquet",
+            d=JAB_DATASETS,
+            l=JAB_LEARNERS,
+            m=JAB_MAIN_M,
+        ),
         jplus=expand(f"{JR}/cells/jplus/{{d}}/{{l}}.parquet", d=JAB_DATASETS, l=JAB_LEARNERS),
-        fvr=expand(f"{JR}/cells/fixed_vs_random/{{d}}/{{l}}/m{{m}}.parquet", d=JAB_DATASETS, l=JAB_LEARNERS, m=JAB_FVR_M),
+        fvr=expand(
+            f"{JR}/cells/fixed_vs_random/{{d}}/{{l}}/m{{m}}.parquet",
+            d=JAB_DATASETS,
+            l=JAB_LEARNERS,
+            m=JAB_FVR_M,
+        ),
         meta=[prepared_meta(d) for d in JAB_DATASETS],
     output:
         main=f"{JR}/main.csv",
@@ -128,14 +140,14 @@ rule jab_collect:
         fvr=f"{JR}/fixed_vs_random.csv",
     log:
         "results/logs/jab/collect.log",
-    params:
-        cfg=rule_params("jab_collect"),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("jab_collect"),
     script:
         "../scripts/jab_collect.py"
 
@@ -159,16 +171,16 @@ rule jab_figures:
         },
     log:
         "results/logs/jab/figures.log",
-    params:
-        cfg=rule_params("jab_figures"),
-        missing=JAB_MISSING,
-        figures=JAB_FIGS,
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("jab_figures"),
+        missing=JAB_MISSING,
+        figures=JAB_FIGS,
     script:
         "../scripts/jab_figures.py"
 
@@ -182,22 +194,30 @@ rule jab_tables:
         meta=[prepared_meta(d) for d in JAB_DATASETS],
     output:
         **{
-            name: report(path, caption="../report/jab_tables.rst",
-                         category="Jackknife+-after-bootstrap") if name.endswith("_csv") else path
+            name: (
+                report(
+                    path, caption="../report/jab_tables.rst", category="Jackknife+-after-bootstrap"
+                )
+                if name.endswith("_csv")
+                else path
+            )
             for name, path in JAB_TABLE_FILES.items()
         },
-        paper_vs_ours=report(f"{JR}/paper_vs_ours.md", caption="../report/jab_paper_vs_ours.rst",
-                             category="Jackknife+-after-bootstrap"),
+        paper_vs_ours=report(
+            f"{JR}/paper_vs_ours.md",
+            caption="../report/jab_paper_vs_ours.rst",
+            category="Jackknife+-after-bootstrap",
+        ),
     log:
         "results/logs/jab/tables.log",
-    params:
-        cfg=rule_params("jab_tables"),
-        missing=JAB_MISSING,
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("jab_tables"),
+        missing=JAB_MISSING,
     script:
         "../scripts/jab_tables.py"

@@ -7,14 +7,20 @@
 # (MAXSTEP=10000, 20 seeds) ~20-40 min, in < 1 GB; the summary takes seconds.
 
 KNAPSACK_DATASETS = available(config["knapsack"]["datasets"]) if experiment_on("knapsack") else []
-KNAPSACK_POOLS = KNAPSACK_DATASETS + [
-    f"{names.SYNTHETIC_PREFIX}{n}" for n in config["knapsack"]["synthetic"]["sizes"]
-] if experiment_on("knapsack") else []
+KNAPSACK_POOLS = (
+    KNAPSACK_DATASETS
+    + [f"{names.SYNTHETIC_PREFIX}{n}" for n in config["knapsack"]["synthetic"]["sizes"]]
+    if experiment_on("knapsack")
+    else []
+)
 KN = "results/knapsack"
 KN_CAT = "Knapsack ensembles"
 # Summary tables (names, file stems: ensemble_repro.experiments.names) and their report captions.
-KN_CAPTIONS = {"summary": "knapsack_summary.rst", "savings": "knapsack_savings.rst",
-               "levels": "knapsack_savings.rst"}
+KN_CAPTIONS = {
+    "summary": "knapsack_summary.rst",
+    "savings": "knapsack_savings.rst",
+    "levels": "knapsack_savings.rst",
+}
 KN_TABLE_FILES = {
     name + suffix: f"{KN}/{stem}.{ext}"
     for name, (stem, _title) in names.KNAPSACK_TABLES.items()
@@ -23,7 +29,9 @@ KN_TABLE_FILES = {
 
 
 wildcard_constraints:
-    kn_data=regex_choice(config["knapsack"]["datasets"]) if config["knapsack"]["datasets"] else "NONE",
+    kn_data=(
+        regex_choice(config["knapsack"]["datasets"]) if config["knapsack"]["datasets"] else "NONE"
+    ),
     kn_pool=regex_choice(KNAPSACK_POOLS) if KNAPSACK_POOLS else "NONE",
 
 
@@ -39,14 +47,14 @@ rule knapsack_examples:
         "results/logs/knapsack/examples.log",
     benchmark:
         "results/benchmarks/knapsack/examples.tsv"
-    params:
-        cfg=rule_params("knapsack_examples"),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=10,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("knapsack_examples"),
     script:
         "../scripts/knapsack_examples.py"
 
@@ -63,16 +71,16 @@ rule knapsack_pool:
         "results/logs/knapsack/pool/{kn_data}.log",
     benchmark:
         "results/benchmarks/knapsack/pool/{kn_data}.tsv"
-    params:
-        cfg=rule_params("knapsack_pool"),
-    threads: 1
-    resources:
-        mem_mb=1500,
-        runtime=20,
     group:
         "knapsack_grid"
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=20,
+    params:
+        cfg=rule_params("knapsack_pool"),
     script:
         "../scripts/knapsack_pool.py"
 
@@ -82,13 +90,15 @@ rule knapsack_select:
     input:
         # synthetic pools need no input; a UCI pool needs its classifier table and test votes
         unpack(
-            lambda wc: {}
-            if wc.kn_pool.startswith(names.SYNTHETIC_PREFIX)
-            else {
-                "pool": f"{KN}/pools/{wc.kn_pool}.csv",
-                "votes": f"{KN}/pools/{wc.kn_pool}_votes.parquet",
-                "meta": prepared_meta(wc.kn_pool),
-            }
+            lambda wc: (
+                {}
+                if wc.kn_pool.startswith(names.SYNTHETIC_PREFIX)
+                else {
+                    "pool": f"{KN}/pools/{wc.kn_pool}.csv",
+                    "votes": f"{KN}/pools/{wc.kn_pool}_votes.parquet",
+                    "meta": prepared_meta(wc.kn_pool),
+                }
+            )
         ),
     output:
         runs=f"{KN}/runs/{{kn_pool}}.csv",
@@ -97,16 +107,16 @@ rule knapsack_select:
         "results/logs/knapsack/select/{kn_pool}.log",
     benchmark:
         "results/benchmarks/knapsack/select/{kn_pool}.tsv"
-    params:
-        cfg=rule_params("knapsack_select"),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=60,
     group:
         "knapsack_grid"
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=60,
+    params:
+        cfg=rule_params("knapsack_select"),
     script:
         "../scripts/knapsack_select.py"
 
@@ -121,34 +131,57 @@ rule knapsack_summary:
         rates=f"{KN}/adversarial.csv",
     output:
         **{
-            name: report(path, caption=f"../report/{KN_CAPTIONS[name]}", category=KN_CAT)
-            if name in KN_CAPTIONS else path
+            name: (
+                report(path, caption=f"../report/{KN_CAPTIONS[name]}", category=KN_CAT)
+                if name in KN_CAPTIONS
+                else path
+            )
             for name, path in KN_TABLE_FILES.items()
         },
         convergence_pdf=expand(f"{KN}/figures/convergence_{{kn_pool}}.pdf", kn_pool=KNAPSACK_POOLS),
         convergence_png=[
-            report(p, caption="../report/knapsack_convergence.rst", category="Knapsack ensembles",
-                   labels={"figure": "convergence (Section V)",
-                           "pool": p.split("convergence_")[-1].removesuffix(".png")})
+            report(
+                p,
+                caption="../report/knapsack_convergence.rst",
+                category="Knapsack ensembles",
+                labels={
+                    "figure": "convergence (Section V)",
+                    "pool": p.split("convergence_")[-1].removesuffix(".png"),
+                },
+            )
             for p in expand(f"{KN}/figures/convergence_{{kn_pool}}.png", kn_pool=KNAPSACK_POOLS)
         ],
         savings_pdf=f"{KN}/figures/stopping_savings.pdf",
-        savings_png=report(f"{KN}/figures/stopping_savings.png", caption="../report/knapsack_savings.rst", category="Knapsack ensembles", labels={"figure": "stopping-rule savings (Section VI)"}),
+        savings_png=report(
+            f"{KN}/figures/stopping_savings.png",
+            caption="../report/knapsack_savings.rst",
+            category="Knapsack ensembles",
+            labels={"figure": "stopping-rule savings (Section VI)"},
+        ),
         empirical_pdf=f"{KN}/figures/model_vs_empirical.pdf",
-        empirical_png=report(f"{KN}/figures/model_vs_empirical.png", caption="../report/knapsack_empirical.rst", category="Knapsack ensembles", labels={"figure": "independence model vs held-out vote (Section VII)"}),
-        paper_vs_ours=report(f"{KN}/paper_vs_ours.md", caption="../report/knapsack_paper_vs_ours.rst", category="Knapsack ensembles"),
+        empirical_png=report(
+            f"{KN}/figures/model_vs_empirical.png",
+            caption="../report/knapsack_empirical.rst",
+            category="Knapsack ensembles",
+            labels={"figure": "independence model vs held-out vote (Section VII)"},
+        ),
+        paper_vs_ours=report(
+            f"{KN}/paper_vs_ours.md",
+            caption="../report/knapsack_paper_vs_ours.rst",
+            category="Knapsack ensembles",
+        ),
     log:
         "results/logs/knapsack/summary.log",
     benchmark:
         "results/benchmarks/knapsack/summary.tsv"
-    params:
-        cfg=rule_params("knapsack_summary"),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("knapsack_summary"),
     script:
         "../scripts/knapsack_summary.py"
 

@@ -17,9 +17,11 @@ QWYC_MEM_MB = 2000  # sweeps and sensitivity jobs (measured <= 0.96 GB)
 QWYC_SWEEP_MIN = 15  # QWYC* sweep wall time (measured <= 3.5 min under load)
 # prepared tables of each data set (adult -> adult_train, adult_test): ensemble_repro.data
 QWYC_TABLES = {d: prepared_names_for([d]) for d in QWYC["datasets"]}
-QWYC_DATASETS = [
-    d for d in QWYC["datasets"] if len(available(QWYC_TABLES[d])) == len(QWYC_TABLES[d])
-] if experiment_on("qwyc") else []
+QWYC_DATASETS = (
+    [d for d in QWYC["datasets"] if len(available(QWYC_TABLES[d])) == len(QWYC_TABLES[d])]
+    if experiment_on("qwyc")
+    else []
+)
 # sweep methods (one job each): ensemble_repro.experiments.names; Fan* must be among them
 QWYC_METHODS = names.qwyc_method_names(QWYC)
 if experiment_on("qwyc"):
@@ -68,14 +70,14 @@ rule qwyc_model:
         "results/logs/qwyc/model/{qwyc_data}.log",
     benchmark:
         "results/benchmarks/qwyc/model/{qwyc_data}.tsv"
-    params:
-        cfg=rule_params("qwyc_model"),
+    conda:
+        ENV
     threads: 1  # GBTs are trained single-threaded so results do not depend on --cores
     resources:
         mem_mb=1000,
         runtime=8,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("qwyc_model"),
     script:
         "../scripts/qwyc_model.py"
 
@@ -90,16 +92,16 @@ rule qwyc_sweep:
         "results/logs/qwyc/sweep/{qwyc_data}_{qwyc_method}.log",
     benchmark:
         "results/benchmarks/qwyc/sweep/{qwyc_data}_{qwyc_method}.tsv"
-    params:
-        cfg=rule_params("qwyc_sweep"),
-    threads: 1
-    resources:
-        mem_mb=QWYC_MEM_MB,
-        runtime=lambda wc: QWYC_SWEEP_MIN if wc.qwyc_method == "qwyc_joint" else 10,
     group:
         "qwyc_grid"
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=QWYC_MEM_MB,
+        runtime=lambda wc: QWYC_SWEEP_MIN if wc.qwyc_method == "qwyc_joint" else 10,
+    params:
+        cfg=rule_params("qwyc_sweep"),
     script:
         "../scripts/qwyc_sweep.py"
 
@@ -111,24 +113,30 @@ rule qwyc_figure:
         smaller=f"{QR}/{{qwyc_data}}/smaller_ensembles.csv",
         meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
     output:
-        pdf=report(f"{QR}/{{qwyc_data}}/figure1.pdf", caption="../report/qwyc_figure1.rst",
-                   category=QWYC_CAT,
-                   labels={"figure": "Figure 1", "data set": "{qwyc_data}", "format": "PDF"}),
-        png=report(f"{QR}/{{qwyc_data}}/figure1.png", caption="../report/qwyc_figure1.rst",
-                   category=QWYC_CAT,
-                   labels={"figure": "Figure 1", "data set": "{qwyc_data}", "format": "PNG"}),
+        pdf=report(
+            f"{QR}/{{qwyc_data}}/figure1.pdf",
+            caption="../report/qwyc_figure1.rst",
+            category=QWYC_CAT,
+            labels={"figure": "Figure 1", "data set": "{qwyc_data}", "format": "PDF"},
+        ),
+        png=report(
+            f"{QR}/{{qwyc_data}}/figure1.png",
+            caption="../report/qwyc_figure1.rst",
+            category=QWYC_CAT,
+            labels={"figure": "Figure 1", "data set": "{qwyc_data}", "format": "PNG"},
+        ),
         csv=f"{QR}/{{qwyc_data}}/figure1.csv",
         md=f"{QR}/{{qwyc_data}}/figure1.md",
     log:
         "results/logs/qwyc/figure/{qwyc_data}.log",
-    params:
-        cfg=rule_params("qwyc_figure"),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("qwyc_figure"),
     script:
         "../scripts/qwyc_figure.py"
 
@@ -145,16 +153,16 @@ rule qwyc_sensitivity:
         "results/logs/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.log",
     benchmark:
         "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv"
-    params:
-        cfg=rule_params("qwyc_sensitivity"),
-    threads: 1
-    resources:
-        mem_mb=QWYC_MEM_MB,
-        runtime=QWYC_SWEEP_MIN + 10,  # QWYC*, natural order and Fan* in one job
     group:
         "qwyc_grid"
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=QWYC_MEM_MB,
+        runtime=QWYC_SWEEP_MIN + 10,  # QWYC*, natural order and Fan* in one job
+    params:
+        cfg=rule_params("qwyc_sensitivity"),
     script:
         "../scripts/qwyc_sensitivity.py"
 
@@ -165,24 +173,36 @@ rule qwyc_sensitivity_figure:
         points=f"{QR}/{{qwyc_data}}/figure1.csv",
         sensitivity=lambda wc: [f"{QR}/{wc.qwyc_data}/sensitivity_{s}.csv" for s in QWYC_SENS],
     output:
-        pdf=report(f"{QR}/{{qwyc_data}}/sensitivity.pdf",
-                   caption="../report/qwyc_sensitivity.rst", category=QWYC_CAT,
-                   labels={"figure": "sensitivity (beyond the paper)", "data set": "{qwyc_data}",
-                           "format": "PDF"}),
-        png=report(f"{QR}/{{qwyc_data}}/sensitivity.png",
-                   caption="../report/qwyc_sensitivity.rst", category=QWYC_CAT,
-                   labels={"figure": "sensitivity (beyond the paper)", "data set": "{qwyc_data}",
-                           "format": "PNG"}),
+        pdf=report(
+            f"{QR}/{{qwyc_data}}/sensitivity.pdf",
+            caption="../report/qwyc_sensitivity.rst",
+            category=QWYC_CAT,
+            labels={
+                "figure": "sensitivity (beyond the paper)",
+                "data set": "{qwyc_data}",
+                "format": "PDF",
+            },
+        ),
+        png=report(
+            f"{QR}/{{qwyc_data}}/sensitivity.png",
+            caption="../report/qwyc_sensitivity.rst",
+            category=QWYC_CAT,
+            labels={
+                "figure": "sensitivity (beyond the paper)",
+                "data set": "{qwyc_data}",
+                "format": "PNG",
+            },
+        ),
     log:
         "results/logs/qwyc/sensitivity_figure/{qwyc_data}.log",
-    params:
-        cfg=rule_params("qwyc_sensitivity_figure"),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("qwyc_sensitivity_figure"),
     script:
         "../scripts/qwyc_sensitivity_figure.py"
 
@@ -194,21 +214,24 @@ rule qwyc_timing:
         sweeps=[f"{QR}/{{qwyc_data}}/sweeps/{m}.csv" for m in names.TIMING_METHODS],
         meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
     output:
-        csv=report(f"{QR}/{{qwyc_data}}/timing.csv", caption="../report/qwyc_timing.rst",
-                   category=QWYC_CAT),
+        csv=report(
+            f"{QR}/{{qwyc_data}}/timing.csv",
+            caption="../report/qwyc_timing.rst",
+            category=QWYC_CAT,
+        ),
         md=f"{QR}/{{qwyc_data}}/timing.md",
     log:
         "results/logs/qwyc/timing/{qwyc_data}.log",
     benchmark:
         "results/benchmarks/qwyc/timing/{qwyc_data}.tsv"
-    params:
-        cfg=rule_params("qwyc_timing"),
+    conda:
+        ENV
     threads: 1  # one core: per-example times of the three methods are measured side by side
     resources:
         mem_mb=2500,
         runtime=10,  # 100 passes at paper scale: ~2.5 min at load ~6
-    conda:
-        ENV
+    params:
+        cfg=rule_params("qwyc_timing"),
     script:
         "../scripts/qwyc_timing.py"
 
@@ -221,17 +244,18 @@ rule qwyc_paper_vs_ours:
         timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
         sensitivity=[f"{QR}/{d}/sensitivity_{s}.csv" for d in QWYC_DATASETS for s in QWYC_SENS],
     output:
-        report(f"{QR}/paper_vs_ours.md", caption="../report/qwyc_paper_vs_ours.rst",
-               category=QWYC_CAT),
+        report(
+            f"{QR}/paper_vs_ours.md", caption="../report/qwyc_paper_vs_ours.rst", category=QWYC_CAT
+        ),
     log:
         "results/logs/qwyc/paper_vs_ours.log",
-    params:
-        cfg=rule_params("qwyc_paper_vs_ours"),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    conda:
-        ENV
+    params:
+        cfg=rule_params("qwyc_paper_vs_ours"),
     script:
         "../scripts/qwyc_paper_vs_ours.py"

@@ -12,19 +12,23 @@ rule paper_vs_ours:
     output:
         claims=CLAIMS_CSV,
         md=VERDICT_MD,
-        html=report(VERDICT_HTML, caption="../report/paper_vs_ours.rst", category="Overview",
-                    labels={"page": "verdicts on every claim"}),
+        html=report(
+            VERDICT_HTML,
+            caption="../report/paper_vs_ours.rst",
+            category="Overview",
+            labels={"page": "verdicts on every claim"},
+        ),
         rst=VERDICT_SUMMARY_RST,
-    params:
-        paper_files={p: paper_claims_csv(p) for p in PAPERS},
     log:
         "results/logs/report/paper_vs_ours.log",
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    conda:
-        ENV
+    params:
+        paper_files={p: paper_claims_csv(p) for p in PAPERS},
     script:
         "../scripts/claims_verdicts.py"
 
@@ -43,17 +47,17 @@ rule results_index:
             caption="../report/results_index.rst",
             category="Overview",
         ),
-    params:
-        catalogue=output_catalogue(),
-        papers=paper_vs_ours_files(),
-        config_files=CONFIG_FILES,
     log:
         "results/logs/report/results_index.log",
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    conda:
-        ENV
+    params:
+        catalogue=output_catalogue(),
+        papers=paper_vs_ours_files(),
+        config_files=CONFIG_FILES,
     script:
         "../scripts/report_index.py"

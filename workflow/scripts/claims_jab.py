@@ -1,4 +1,5 @@
 """results/jab/claims.csv: verdicts on the J+aB claims (ensemble_repro.claims)."""
+
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
@@ -6,6 +7,13 @@ setup_logging(snakemake.log[0])
 from ensemble_repro.claims.build import write_jab_claims  # noqa: E402
 
 p = snakemake.params
-write_jab_claims(snakemake.input.main, snakemake.input.jplus, snakemake.input.fvr,
-                 snakemake.output[0], jab_cfg=p.cfg["jab"], seed=p.cfg["seed"],
-                 missing=p.missing, config_files=p.config_files)
+write_jab_claims(
+    snakemake.input.main,
+    snakemake.input.jplus,
+    snakemake.input.fvr,
+    snakemake.output[0],
+    jab_cfg=p.cfg["jab"],
+    seed=p.cfg["seed"],
+    missing=p.missing,
+    config_files=p.config_files,
+)

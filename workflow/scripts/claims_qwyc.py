@@ -1,4 +1,5 @@
 """results/qwyc/claims.csv: verdicts on the QWYC claims (ensemble_repro.claims)."""
+
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
@@ -6,5 +7,12 @@ setup_logging(snakemake.log[0])
 from ensemble_repro.claims.build import write_qwyc_claims  # noqa: E402
 
 i = snakemake.input
-write_qwyc_claims(i.points, i.smaller, i.timing, i.sensitivity, snakemake.output[0],
-                  qwyc_cfg=snakemake.params.cfg["qwyc"], config_files=snakemake.params.config_files)
+write_qwyc_claims(
+    i.points,
+    i.smaller,
+    i.timing,
+    i.sensitivity,
+    snakemake.output[0],
+    qwyc_cfg=snakemake.params.cfg["qwyc"],
+    config_files=snakemake.params.config_files,
+)

@@ -1,4 +1,5 @@
 """results/claims.csv, results/paper_vs_ours.{md,html} and the report's verdict summary."""
+
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])

@@ -12,5 +12,9 @@ from ensemble_repro.experiments.rule_keys import FETCH_SETTINGS_ENV
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
-fetch_raw(snakemake.wildcards.group, snakemake.wildcards.filename,
-          json.loads(os.environ[FETCH_SETTINGS_ENV]), snakemake.output[0])
+fetch_raw(
+    snakemake.wildcards.group,
+    snakemake.wildcards.filename,
+    json.loads(os.environ[FETCH_SETTINGS_ENV]),
+    snakemake.output[0],
+)

@@ -6,10 +6,20 @@ setup_logging(snakemake.log[0])
 from ensemble_repro.experiments.jab import run_job  # noqa: E402
 from ensemble_repro.io import write_parquet  # noqa: E402
 
-kind = {"jab_main_cell": "main", "jab_jplus_cell": "jplus",
-        "jab_fixed_vs_random_cell": "fixed_vs_random"}[snakemake.rule]
+kind = {
+    "jab_main_cell": "main",
+    "jab_jplus_cell": "jplus",
+    "jab_fixed_vs_random_cell": "fixed_vs_random",
+}[snakemake.rule]
 wc, cfg = snakemake.wildcards, snakemake.params.cfg
-df = run_job(kind, snakemake.input.table, dataset=wc.jab_data, learner=wc.jab_learner,
-             jab_cfg=cfg["jab"], seed=cfg["seed"],
-             m_ratio=float(wc.jab_m) if kind != "jplus" else None, n_jobs=snakemake.threads)
+df = run_job(
+    kind,
+    snakemake.input.table,
+    dataset=wc.jab_data,
+    learner=wc.jab_learner,
+    jab_cfg=cfg["jab"],
+    seed=cfg["seed"],
+    m_ratio=float(wc.jab_m) if kind != "jplus" else None,
+    n_jobs=snakemake.threads,
+)
 write_parquet(df, snakemake.output[0])

@@ -6,6 +6,9 @@ setup_logging(snakemake.log[0])
 from ensemble_repro.experiments.jab_report import write_collected  # noqa: E402
 
 inp, out = snakemake.input, snakemake.output
-write_collected({"main": inp.main, "jplus": inp.jplus, "fvr": inp.fvr},
-                {"main": out.main, "jplus": out.jplus, "fvr": out.fvr},
-                params=snakemake.params.cfg, meta=inp.meta)
+write_collected(
+    {"main": inp.main, "jplus": inp.jplus, "fvr": inp.fvr},
+    {"main": out.main, "jplus": out.jplus, "fvr": out.fvr},
+    params=snakemake.params.cfg,
+    meta=inp.meta,
+)

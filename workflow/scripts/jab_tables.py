@@ -7,7 +7,17 @@ from ensemble_repro.experiments.jab_report import write_tables  # noqa: E402
 from ensemble_repro.experiments.names import jab_table_name  # noqa: E402
 
 inp, out, p = snakemake.input, snakemake.output, snakemake.params
-tables = {d: (out[f"{jab_table_name(d)}_csv"], out[f"{jab_table_name(d)}_md"])
-          for d in p.cfg["jab"]["datasets"]}
-write_tables(inp.main, inp.jplus, inp.fvr, tables, out.paper_vs_ours, params=p.cfg,
-             missing=p.missing, meta=inp.meta)
+tables = {
+    d: (out[f"{jab_table_name(d)}_csv"], out[f"{jab_table_name(d)}_md"])
+    for d in p.cfg["jab"]["datasets"]
+}
+write_tables(
+    inp.main,
+    inp.jplus,
+    inp.fvr,
+    tables,
+    out.paper_vs_ours,
+    params=p.cfg,
+    missing=p.missing,
+    meta=inp.meta,
+)

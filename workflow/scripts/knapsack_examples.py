@@ -1,4 +1,5 @@
 """Worked example (section II) and adversarial pool (section III) of the knapsack paper."""
+
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
@@ -10,9 +11,11 @@ from ensemble_repro.provenance import write_provenance  # noqa: E402
 params, out = snakemake.params.cfg, snakemake.output
 worked = kx.worked_example()
 runs, rates = kx.adversarial(params["knapsack"], params["seed"])
-for table, csv, md, title in ((worked, out.worked, out.worked_md, "Worked example (section II)"),
-                              (rates, out.rates, out.rates_md, "Adversarial pool: success rates"),
-                              (runs, out.runs, None, None)):
+for table, csv, md, title in (
+    (worked, out.worked, out.worked_md, "Worked example (section II)"),
+    (rates, out.rates, out.rates_md, "Adversarial pool: success rates"),
+    (runs, out.runs, None, None),
+):
     write_csv(table, csv)
     if md:
         write_markdown(table, md, title=title)

@@ -1,4 +1,5 @@
 """Knapsack tables (CSV + Markdown), figures and paper_vs_ours.md from all selection runs."""
+
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
@@ -17,8 +18,11 @@ for name, table in tables.items():
     write_markdown(table, out[f"{name}_md"], title=KNAPSACK_TABLES[name][1])
     write_provenance(out[name], config=params, seed=params["seed"])
 kx.write_summary_figures(
-    runs, tables["savings"], cfg,
-    convergence=zip(inp.runs, inp.traces, out.convergence_pdf, out.convergence_png),
+    runs,
+    tables["savings"],
+    cfg,
+    convergence=zip(inp.runs, inp.traces, out.convergence_pdf, out.convergence_png, strict=False),
     savings_figure=(out.savings_pdf, out.savings_png),
-    empirical_figure=(out.empirical_pdf, out.empirical_png))
+    empirical_figure=(out.empirical_pdf, out.empirical_png),
+)
 write_text(out.paper_vs_ours, kx.paper_vs_ours_text(inp.worked, inp.rates, tables, cfg))

@@ -10,5 +10,6 @@ from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
 inp, out, p = snakemake.input, snakemake.output, snakemake.params
 points = qwyc.tradeoff_table(pd.concat([pd.read_csv(f) for f in inp.sweeps], ignore_index=True))
 qwyc_report.write_table(points, out.csv, out.md, "Figure 1 points (test split)", p.cfg, inp.meta)
-qwyc_report.plot_figure1(points, pd.read_csv(inp.smaller), snakemake.wildcards.qwyc_data,
-                         out.pdf, out.png)
+qwyc_report.plot_figure1(
+    points, pd.read_csv(inp.smaller), snakemake.wildcards.qwyc_data, out.pdf, out.png
+)

@@ -8,9 +8,11 @@ from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
 
 inp, out, p = snakemake.input, snakemake.output, snakemake.params
 dataset = snakemake.wildcards.qwyc_data
-search, smaller, arrays = qwyc.model_job(dataset, p.cfg["qwyc"], p.cfg["seed"],
-                                         {n: inp[n] for n in prepared_names_for([dataset])})
+search, smaller, arrays = qwyc.model_job(
+    dataset, p.cfg["qwyc"], p.cfg["seed"], {n: inp[n] for n in prepared_names_for([dataset])}
+)
 qwyc_report.write_table(search, out.search, out.search_md, "GBT validation search", p.cfg, inp.meta)
-qwyc_report.write_table(smaller, out.smaller, out.smaller_md,
-                        "Smaller GBT ensembles, fully evaluated", p.cfg, inp.meta)
+qwyc_report.write_table(
+    smaller, out.smaller, out.smaller_md, "Smaller GBT ensembles, fully evaluated", p.cfg, inp.meta
+)
 qwyc.save_arrays(arrays, out.arrays)

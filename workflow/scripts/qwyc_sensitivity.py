@@ -6,8 +6,19 @@ setup_logging(snakemake.log[0])
 from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
 
 wc, out, cfg = snakemake.wildcards, snakemake.output, snakemake.params.cfg
-df = qwyc.sensitivity_job(qwyc.load_arrays(snakemake.input.arrays), wc.qwyc_data,
-                          wc.qwyc_setting, cfg["qwyc"], cfg["seed"])
+df = qwyc.sensitivity_job(
+    qwyc.load_arrays(snakemake.input.arrays),
+    wc.qwyc_data,
+    wc.qwyc_setting,
+    cfg["qwyc"],
+    cfg["seed"],
+)
 provenance = {**cfg, "qwyc": qwyc.sensitivity_config(cfg["qwyc"], wc.qwyc_setting)}
-qwyc_report.write_table(df, out.csv, out.md, f"Figure 1 points with {wc.qwyc_setting} (test split)",
-                        provenance, snakemake.input.meta)
+qwyc_report.write_table(
+    df,
+    out.csv,
+    out.md,
+    f"Figure 1 points with {wc.qwyc_setting} (test split)",
+    provenance,
+    snakemake.input.meta,
+)

@@ -9,5 +9,11 @@ from ensemble_repro.experiments import qwyc_report  # noqa: E402
 
 inp, out = snakemake.input, snakemake.output
 sens = pd.concat([pd.read_csv(f) for f in inp.sensitivity], ignore_index=True)
-qwyc_report.plot_sensitivity(pd.read_csv(inp.points), sens, snakemake.wildcards.qwyc_data,
-                             snakemake.params.cfg["qwyc"], out.pdf, out.png)
+qwyc_report.plot_sensitivity(
+    pd.read_csv(inp.points),
+    sens,
+    snakemake.wildcards.qwyc_data,
+    snakemake.params.cfg["qwyc"],
+    out.pdf,
+    out.png,
+)

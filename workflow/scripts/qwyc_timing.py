@@ -9,6 +9,7 @@ from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
 
 inp, out, cfg = snakemake.input, snakemake.output, snakemake.params.cfg
 sweeps = pd.concat([pd.read_csv(f) for f in inp.sweeps], ignore_index=True)
-df = qwyc.timing_job(qwyc.load_arrays(inp.arrays), sweeps, snakemake.wildcards.qwyc_data,
-                     cfg["qwyc"], cfg["seed"])
+df = qwyc.timing_job(
+    qwyc.load_arrays(inp.arrays), sweeps, snakemake.wildcards.qwyc_data, cfg["qwyc"], cfg["seed"]
+)
 qwyc_report.write_table(df, out.csv, out.md, "Per-example evaluation time", cfg, inp.meta)

@@ -3,5 +3,10 @@ from ensemble_repro.report import OutputPattern, build_index
 
 setup_logging(snakemake.log[0])
 patterns = [OutputPattern(**row) for row in snakemake.params.catalogue]
-build_index("results", patterns, snakemake.params.papers, snakemake.output[0],
-            config_files=snakemake.params.config_files)
+build_index(
+    "results",
+    patterns,
+    snakemake.params.papers,
+    snakemake.output[0],
+    config_files=snakemake.params.config_files,
+)

@@ -1,4 +1,5 @@
 """One result table rendered as HTML for the Snakemake report."""
+
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])

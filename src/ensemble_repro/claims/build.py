@@ -40,49 +40,91 @@ def _by_dataset(paths: Iterable[PathLike]) -> dict[str, pd.DataFrame]:
     return {Path(p).parent.name: _read(p) for p in paths}
 
 
-def write_jab_claims(main: PathLike, jplus: PathLike, fvr: PathLike, out: PathLike, *,
-                     jab_cfg: Mapping, seed: int, missing: Sequence[str],
-                     config_files: Iterable[str]) -> None:
+def write_jab_claims(
+    main: PathLike,
+    jplus: PathLike,
+    fvr: PathLike,
+    out: PathLike,
+    *,
+    jab_cfg: Mapping,
+    seed: int,
+    missing: Sequence[str],
+    config_files: Iterable[str],
+) -> None:
     """``results/jab/claims.csv`` from main.csv, jplus.csv and fixed_vs_random.csv."""
-    rows = jab.evaluate(_read(main), _read(jplus), _read(fvr), alpha=jab_cfg["alpha"],
-                        datasets=jab_cfg["datasets"], missing=missing,
-                        aggregations=jab_cfg["aggregations"],
-                        timing_m_ratio=jab_cfg["timing_m_ratio"], seed=seed)
+    rows = jab.evaluate(
+        _read(main),
+        _read(jplus),
+        _read(fvr),
+        alpha=jab_cfg["alpha"],
+        datasets=jab_cfg["datasets"],
+        missing=missing,
+        aggregations=jab_cfg["aggregations"],
+        timing_m_ratio=jab_cfg["timing_m_ratio"],
+        seed=seed,
+    )
     _write(rows, out, config_files)
 
 
-def write_qwyc_claims(points: Sequence[PathLike], smaller: Sequence[PathLike],
-                      timing: Sequence[PathLike], sensitivity: Sequence[PathLike], out: PathLike,
-                      *, qwyc_cfg: Mapping, config_files: Iterable[str]) -> None:
+def write_qwyc_claims(
+    points: Sequence[PathLike],
+    smaller: Sequence[PathLike],
+    timing: Sequence[PathLike],
+    sensitivity: Sequence[PathLike],
+    out: PathLike,
+    *,
+    qwyc_cfg: Mapping,
+    config_files: Iterable[str],
+) -> None:
     """``results/qwyc/claims.csv`` from each data set's figure1, smaller_ensembles, timing and
     sensitivity_<setting> tables."""
     sens: dict[str, dict[str, pd.DataFrame]] = {}
     for p in sensitivity:
         setting = Path(p).stem.removeprefix("sensitivity_")
         sens.setdefault(Path(p).parent.name, {})[setting] = _read(p)
-    rows = qwyc.evaluate(_by_dataset(points), _by_dataset(smaller), _by_dataset(timing), sens,
-                         datasets=qwyc_cfg["datasets"],
-                         n_trees=qwyc_cfg["gbt"]["n_estimators"],
-                         target_differences=qwyc_cfg["timing"]["target_differences"])
+    rows = qwyc.evaluate(
+        _by_dataset(points),
+        _by_dataset(smaller),
+        _by_dataset(timing),
+        sens,
+        datasets=qwyc_cfg["datasets"],
+        n_trees=qwyc_cfg["gbt"]["n_estimators"],
+        target_differences=qwyc_cfg["timing"]["target_differences"],
+    )
     _write(rows, out, config_files)
 
 
-def write_knapsack_claims(worked: PathLike, rates: PathLike, runs: Sequence[PathLike],
-                          out: PathLike, *, knapsack_cfg: Mapping,
-                          config_files: Iterable[str]) -> None:
+def write_knapsack_claims(
+    worked: PathLike,
+    rates: PathLike,
+    runs: Sequence[PathLike],
+    out: PathLike,
+    *,
+    knapsack_cfg: Mapping,
+    config_files: Iterable[str],
+) -> None:
     """``results/knapsack/claims.csv`` from the worked example, the adversarial rates and the
     selection runs of every pool."""
     from ..experiments.knapsack import rule_variants
 
-    rows = knapsack.evaluate(_read(worked), _read(rates), {Path(p).stem: _read(p) for p in runs},
-                             mc_sampler=knapsack_cfg["mc_sampler"],
-                             stop_variants=rule_variants(knapsack_cfg)[1:],
-                             uci_pools=knapsack_cfg["datasets"])
+    rows = knapsack.evaluate(
+        _read(worked),
+        _read(rates),
+        {Path(p).stem: _read(p) for p in runs},
+        mc_sampler=knapsack_cfg["mc_sampler"],
+        stop_variants=rule_variants(knapsack_cfg)[1:],
+        uci_pools=knapsack_cfg["datasets"],
+    )
     _write(rows, out, config_files)
 
 
-def write_verdicts(paper_files: Mapping[str, PathLike], claims_csv: PathLike, md: PathLike,
-                   html: PathLike, rst: PathLike) -> pd.DataFrame:
+def write_verdicts(
+    paper_files: Mapping[str, PathLike],
+    claims_csv: PathLike,
+    md: PathLike,
+    html: PathLike,
+    rst: PathLike,
+) -> pd.DataFrame:
     """``results/claims.csv`` and the verdict pages from the papers' claims files that exist
     (papers switched off in this run keep their earlier rows, marked with scale and date),
     and the summary ``rst`` the report's front page includes."""

@@ -21,8 +21,13 @@ def jab_figure_labels(figure_id: str, fmt: str) -> dict[str, str]:
         raise ValueError(f"figure_id must be one of {', '.join(_JAB_BY_ID)}; got {figure_id!r}")
     grid, agg, metric = _JAB_BY_ID[figure_id]
     what = "coverage" if metric == "coverage" else "interval width"
-    methods = ("J+non-ensemble, J+ensemble, J+aB" if grid == "main"
-               else "J+aB with fixed vs random B (Appendix D.3)")
-    return {"figure": f"Figure {figure_id}",
-            "shows": f"{what} vs m/n, {AGG_LABEL[agg]} aggregation, {methods}",
-            "format": fmt.upper()}
+    methods = (
+        "J+non-ensemble, J+ensemble, J+aB"
+        if grid == "main"
+        else "J+aB with fixed vs random B (Appendix D.3)"
+    )
+    return {
+        "figure": f"Figure {figure_id}",
+        "shows": f"{what} vs m/n, {AGG_LABEL[agg]} aggregation, {methods}",
+        "format": fmt.upper(),
+    }

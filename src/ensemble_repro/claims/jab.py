@@ -57,8 +57,10 @@ def _coverage(rows: pd.DataFrame, alpha: float, seed: int) -> tuple[str, str, st
         dist = abs(iv.estimate - target)
         if worst is None or dist > worst[0]:
             worst = (dist, f"{key[2]}, {_label(key)}", iv)
-    ours = (f"mean coverage within {target:g} +- {COVERAGE_TOL}: {tally(verdicts)} cells; "
-            f"furthest: {worst[1]} {worst[2].estimate:.3f}")
+    ours = (
+        f"mean coverage within {target:g} +- {COVERAGE_TOL}: {tally(verdicts)} cells; "
+        f"furthest: {worst[1]} {worst[2].estimate:.3f}"
+    )
     return combine(verdicts), ours, worst[2].text(), n
 
 
@@ -86,10 +88,12 @@ def _width_no_winner(rows: pd.DataFrame, seed: int) -> tuple[str, str, str, int]
         verdict = PARTLY
     lo = min(cells, key=lambda c: c[1].estimate)
     hi = max(cells, key=lambda c: c[1].estimate)
-    ours = (f"J+aB / J+ensemble width: J+aB narrower in {len(narrower)}, wider in {len(wider)}, "
-            f"undecided in {len(cells) - len(narrower) - len(wider)} of {len(cells)} cells; "
-            f"ratios {lo[1].estimate:.3f} ({_label(lo[0])}) to {hi[1].estimate:.3f} "
-            f"({_label(hi[0])})")
+    ours = (
+        f"J+aB / J+ensemble width: J+aB narrower in {len(narrower)}, wider in {len(wider)}, "
+        f"undecided in {len(cells) - len(narrower) - len(wider)} of {len(cells)} cells; "
+        f"ratios {lo[1].estimate:.3f} ({_label(lo[0])}) to {hi[1].estimate:.3f} "
+        f"({_label(hi[0])})"
+    )
     return verdict, ours, f"{lo[1].text()} .. {hi[1].text()}", lo[1].n
 
 
@@ -135,8 +139,7 @@ def _fixed_vs_random(rows: pd.DataFrame, seed: int) -> tuple[str, str, str, int]
         r, f = _paired(g, JAB_RANDOM, JAB_FIXED, "coverage")
         cov = t_interval(r - f)
         wid = bootstrap_ratio(*_paired(g, JAB_RANDOM, JAB_FIXED, "mean_width"), seed=seed)
-        vs = [band_verdict(cov, -FVR_COVERAGE_TOL, FVR_COVERAGE_TOL),
-              band_verdict(wid, *FVR_WIDTH)]
+        vs = [band_verdict(cov, -FVR_COVERAGE_TOL, FVR_COVERAGE_TOL), band_verdict(wid, *FVR_WIDTH)]
         verdicts.append(NOT_REPRODUCED if NOT_REPRODUCED in vs else combine(vs))
         n = max(n, cov.n)
         dist = abs(wid.estimate - 1)
@@ -145,14 +148,25 @@ def _fixed_vs_random(rows: pd.DataFrame, seed: int) -> tuple[str, str, str, int]
     if not verdicts:
         return "", "", "", 0
     _, key, cov, wid = worst
-    ours = (f"{tally(verdicts)} cells essentially the same; largest width gap at {_label(key)}: "
-            f"ratio random / fixed {wid.estimate:.3f}, coverage difference {cov.estimate:+.3f}")
+    ours = (
+        f"{tally(verdicts)} cells essentially the same; largest width gap at {_label(key)}: "
+        f"ratio random / fixed {wid.estimate:.3f}, coverage difference {cov.estimate:+.3f}"
+    )
     return combine(verdicts), ours, f"coverage diff {cov.text()}; width ratio {wid.text()}", n
 
 
-def evaluate(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame, *, alpha: float,
-             datasets: Sequence[str], missing: Sequence[str], aggregations: Sequence[str],
-             timing_m_ratio: float, seed: int) -> list[dict]:
+def evaluate(
+    main: pd.DataFrame,
+    jplus: pd.DataFrame,
+    fvr: pd.DataFrame,
+    *,
+    alpha: float,
+    datasets: Sequence[str],
+    missing: Sequence[str],
+    aggregations: Sequence[str],
+    timing_m_ratio: float,
+    seed: int,
+) -> list[dict]:
     """Claims rows of the J+aB paper (registry claims ``jab.*``), one per claim x data set.
 
     Parameters
@@ -197,17 +211,34 @@ def evaluate(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame, *, alph
     for claim_id, table, check in checks:
         for ds in datasets:
             if ds in missing:
-                rows.append(untestable(claim_id, ds, f"{ds} raw file absent (MEPS needs the "
-                                       "AHRQ file, see README)"))
+                rows.append(
+                    untestable(
+                        claim_id, ds, f"{ds} raw file absent (MEPS needs the AHRQ file, see README)"
+                    )
+                )
                 continue
             d = table[table["dataset"] == ds] if len(table) else table
             verdict, ours, interval, n = check(at(d, main_agg)) if len(d) else ("",) * 3 + (0,)
             if not verdict:
-                rows.append(untestable(claim_id, ds, "no rows for it in this run's tables (grid "
-                                       "switched off, learner or m/n not run)"))
+                rows.append(
+                    untestable(
+                        claim_id,
+                        ds,
+                        "no rows for it in this run's tables (grid "
+                        "switched off, learner or m/n not run)",
+                    )
+                )
                 continue
             flips = {a: check(at(d, a))[0] for a in others if (d["aggregation"] == a).any()}
-            rows.append(claim_row(claim_id, ds, ours=f"{ours} (aggregation {main_agg})",
-                                  verdict=verdict, interval=interval, n_repeats=n,
-                                  robust_to=robust_to(verdict, flips)))
+            rows.append(
+                claim_row(
+                    claim_id,
+                    ds,
+                    ours=f"{ours} (aggregation {main_agg})",
+                    verdict=verdict,
+                    interval=interval,
+                    n_repeats=n,
+                    robust_to=robust_to(verdict, flips),
+                )
+            )
     return rows

@@ -42,8 +42,14 @@ def _worked(worked: pd.DataFrame) -> dict:
     ours = "; ".join(f"{r.quantity} {r.ours:.6g} (paper {r.paper:g})" for r in worked.itertuples())
     worst = max(abs(worked["ours"] - worked["paper"]))
     iv = Interval(worst, worst, worst, "exact, largest |ours - paper|", 1)
-    return claim_row("knapsack.worked_example", "worked example", ours=ours, verdict=verdict,
-                     interval=iv, n_repeats=1)
+    return claim_row(
+        "knapsack.worked_example",
+        "worked example",
+        ours=ours,
+        verdict=verdict,
+        interval=iv,
+        n_repeats=1,
+    )
 
 
 def mc_vs_sa(rates: pd.DataFrame, n: int, sampler: str) -> tuple[str, str, Interval, Interval]:
@@ -60,8 +66,10 @@ def mc_vs_sa(rates: pd.DataFrame, n: int, sampler: str) -> tuple[str, str, Inter
         verdict = NOT_REPRODUCED
     else:
         verdict = PARTLY
-    ours = (f"N = {int(sa.within_evaluations)} evaluations: SA {sa.success_rate:.0%}, MC "
-            f"[{sampler}] {mc.success_rate:.0%}")
+    ours = (
+        f"N = {int(sa.within_evaluations)} evaluations: SA {sa.success_rate:.0%}, MC "
+        f"[{sampler}] {mc.success_rate:.0%}"
+    )
     return verdict, ours, sa_iv, mc_iv
 
 
@@ -72,9 +80,17 @@ def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str) -> list[dict]:
     for n in sorted(rates["n"].unique()):
         verdict, ours, sa_iv, mc_iv = mc_vs_sa(rates, n, main)
         flips = {f"mc_sampler={s}": mc_vs_sa(rates, n, s)[0] for s in samplers if s != main}
-        rows.append(claim_row("knapsack.mc_vs_sa", f"adversarial pool n={n}", ours=ours,
-                              verdict=verdict, interval=f"SA {sa_iv.text()}; MC {mc_iv.text()}",
-                              n_repeats=sa_iv.n, robust_to=robust_to(verdict, flips)))
+        rows.append(
+            claim_row(
+                "knapsack.mc_vs_sa",
+                f"adversarial pool n={n}",
+                ours=ours,
+                verdict=verdict,
+                interval=f"SA {sa_iv.text()}; MC {mc_iv.text()}",
+                n_repeats=sa_iv.n,
+                robust_to=robust_to(verdict, flips),
+            )
+        )
     return rows
 
 
@@ -120,13 +136,25 @@ def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval
         return "", f"all {len(both)} runs in saturated cells (optimum q >= {SATURATED})", None
     iv = t_interval(live["accuracy"] - live["accuracy_sa"])
     verdict = band_verdict(iv, low=-COMPETITIVE_TOL)
-    return verdict, (f"SS - SA best q {iv.estimate:+.4f} over {len(live)} runs "
-                     f"({len(both) - len(live)} saturated runs left out)"), iv
+    return (
+        verdict,
+        (
+            f"SS - SA best q {iv.estimate:+.4f} over {len(live)} runs "
+            f"({len(both) - len(live)} saturated runs left out)"
+        ),
+        iv,
+    )
 
 
-def evaluate(worked: pd.DataFrame | None, rates: pd.DataFrame | None,
-             runs: Mapping[str, pd.DataFrame], *, mc_sampler: str,
-             stop_variants: Sequence[str], uci_pools: Sequence[str]) -> list[dict]:
+def evaluate(
+    worked: pd.DataFrame | None,
+    rates: pd.DataFrame | None,
+    runs: Mapping[str, pd.DataFrame],
+    *,
+    mc_sampler: str,
+    stop_variants: Sequence[str],
+    uci_pools: Sequence[str],
+) -> list[dict]:
     """Claims rows of the knapsack paper (registry claims ``knapsack.*``).
 
     Parameters
@@ -159,32 +187,72 @@ def evaluate(worked: pd.DataFrame | None, rates: pd.DataFrame | None,
         if main is not None and (r["variant"] == main).any():
             verdict, ours, ivs = stopping_saves(r, main)
             flips = {v: stopping_saves(r, v)[0] for v in others if (r["variant"] == v).any()}
-            rows.append(claim_row("knapsack.stopping_saves", pool, ours=f"{main}: {ours}",
-                                  verdict=verdict, interval="; ".join(iv.text() for iv in ivs),
-                                  n_repeats=ivs[0].n, robust_to=robust_to(verdict, flips)))
+            rows.append(
+                claim_row(
+                    "knapsack.stopping_saves",
+                    pool,
+                    ours=f"{main}: {ours}",
+                    verdict=verdict,
+                    interval="; ".join(iv.text() for iv in ivs),
+                    n_repeats=ivs[0].n,
+                    robust_to=robust_to(verdict, flips),
+                )
+            )
         else:
-            rows.append(untestable("knapsack.stopping_saves", pool, "no stopped runs (stop_rule "
-                                   "none or no stop levels)"))
+            rows.append(
+                untestable(
+                    "knapsack.stopping_saves",
+                    pool,
+                    "no stopped runs (stop_rule none or no stop levels)",
+                )
+            )
         verdict, ours, iv = ss_competitive(r, NO_RULE)
         if not verdict:
-            rows.append(untestable("knapsack.ss_competitive", pool, ours + ": the budget does "
-                                   "not bind, every search ties"))
+            rows.append(
+                untestable(
+                    "knapsack.ss_competitive",
+                    pool,
+                    ours + ": the budget does not bind, every search ties",
+                )
+            )
         else:
-            flips = {v: ss_competitive(r, v)[0] or "not testable" for v in stop_variants
-                     if (r["variant"] == v).any()}
-            rows.append(claim_row("knapsack.ss_competitive", pool, ours=ours, verdict=verdict,
-                                  interval=iv, n_repeats=iv.n,
-                                  robust_to=robust_to(verdict, flips)))
+            flips = {
+                v: ss_competitive(r, v)[0] or "not testable"
+                for v in stop_variants
+                if (r["variant"] == v).any()
+            }
+            rows.append(
+                claim_row(
+                    "knapsack.ss_competitive",
+                    pool,
+                    ours=ours,
+                    verdict=verdict,
+                    interval=iv,
+                    n_repeats=iv.n,
+                    robust_to=robust_to(verdict, flips),
+                )
+            )
         if pool in uci_pools:
             searched = r[(r["variant"] == NO_RULE) & r["strategy"].isin([SA, SS])]
             diff = (searched["accuracy"] - searched["empirical_accuracy"]).dropna()
             if len(diff):
                 iv = t_interval(diff)
-                rows.append(claim_row(
-                    "knapsack.independence", pool, verdict=band_verdict(
-                        iv, -INDEPENDENCE_TOL, INDEPENDENCE_TOL), interval=iv, n_repeats=iv.n,
-                    ours=f"model q - held-out vote accuracy {iv.estimate:+.4f}"))
-    rows.append(untestable("knapsack.kaggle", "Kaggle challenges",
-                           "the challenges are not named and leaderboards are not downloaded; "
-                           "synthetic Beta pools stand in (synthetic_n* rows above)"))
+                rows.append(
+                    claim_row(
+                        "knapsack.independence",
+                        pool,
+                        verdict=band_verdict(iv, -INDEPENDENCE_TOL, INDEPENDENCE_TOL),
+                        interval=iv,
+                        n_repeats=iv.n,
+                        ours=f"model q - held-out vote accuracy {iv.estimate:+.4f}",
+                    )
+                )
+    rows.append(
+        untestable(
+            "knapsack.kaggle",
+            "Kaggle challenges",
+            "the challenges are not named and leaderboards are not downloaded; "
+            "synthetic Beta pools stand in (synthetic_n* rows above)",
+        )
+    )
     return rows

@@ -53,8 +53,10 @@ def beats_fixed_orders(points: pd.DataFrame, targets: Sequence[float]) -> tuple[
         best = min(reached, key=reached.get) if reached else None
         win = not math.isnan(nq) and all(nq < v for v in reached.values())
         ok.append(win)
-        parts.append(f"<= {target:g}%: QWYC* {nq:.1f} vs best other "
-                     + (f"{LABELS[best]} {reached[best]:.1f}" if best else "none"))
+        parts.append(
+            f"<= {target:g}%: QWYC* {nq:.1f} vs best other "
+            + (f"{LABELS[best]} {reached[best]:.1f}" if best else "none")
+        )
     if not ok:
         return None
     return all(ok), "; ".join(parts)
@@ -67,18 +69,28 @@ def fan_below_smaller(points: pd.DataFrame, smaller: pd.DataFrame) -> tuple[bool
     if not len(s) or not len(f):
         return None
     x = f["test_mean_evaluated"].to_numpy()
-    acc = int(np.sum(f["test_accuracy"].to_numpy()
-                     < np.interp(x, s["n_trees"], s["test_accuracy"])))
-    diff = int(np.sum(f["test_differences_pct"].to_numpy()
-                      > np.interp(x, s["n_trees"], s["test_differences_pct"])))
+    acc = int(
+        np.sum(f["test_accuracy"].to_numpy() < np.interp(x, s["n_trees"], s["test_accuracy"]))
+    )
+    diff = int(
+        np.sum(
+            f["test_differences_pct"].to_numpy()
+            > np.interp(x, s["n_trees"], s["test_differences_pct"])
+        )
+    )
     half = len(f) / 2
-    return (acc > half and diff > half,
-            (f"Fan* worse on accuracy at {acc} of {len(f)} points, on differences at {diff} of "
-            f"{len(f)}"))
+    return (
+        acc > half and diff > half,
+        (
+            f"Fan* worse on accuracy at {acc} of {len(f)} points, on differences at {diff} of "
+            f"{len(f)}"
+        ),
+    )
 
 
-def faster_than_fan(timing: pd.DataFrame,
-                    target_pct: float = FAITHFUL_PCT) -> tuple[bool, str] | None:
+def faster_than_fan(
+    timing: pd.DataFrame, target_pct: float = FAITHFUL_PCT
+) -> tuple[bool, str] | None:
     """Per-example time Fan* / QWYC* at the target level: delta-method interval over the timing
     runs above 1, QWYC* within ``MATCH_FACTOR`` of the target."""
     at = timing[np.isclose(timing["target_differences_pct"], target_pct)].set_index("method")
@@ -87,14 +99,20 @@ def faster_than_fan(timing: pd.DataFrame,
     q, f = at.loc[QWYC_STAR], at.loc[FAN_STAR]
     ratio = f.per_example_mean_seconds / q.per_example_mean_seconds
     runs = int(q.runs)
-    rel = math.hypot(f.per_example_sd_seconds / f.per_example_mean_seconds,
-                     q.per_example_sd_seconds / q.per_example_mean_seconds) / math.sqrt(runs)
+    rel = math.hypot(
+        f.per_example_sd_seconds / f.per_example_mean_seconds,
+        q.per_example_sd_seconds / q.per_example_mean_seconds,
+    ) / math.sqrt(runs)
     half = stats.norm.ppf(0.5 + LEVEL / 2) * ratio * rel
     matched = q.test_differences_pct <= MATCH_FACTOR * target_pct
-    return (ratio - half > 1 and matched,
-            (f"{ratio:.2f}x [{ratio - half:.2f}, {ratio + half:.2f}] over {runs} timing runs "
+    return (
+        ratio - half > 1 and matched,
+        (
+            f"{ratio:.2f}x [{ratio - half:.2f}, {ratio + half:.2f}] over {runs} timing runs "
             f"(QWYC* at {q.test_differences_pct:.2f}%, Fan* at {f.test_differences_pct:.2f}% "
-            "differences)"))
+            "differences)"
+        ),
+    )
 
 
 def _over_splits(frames: list[pd.DataFrame], check: Check):
@@ -104,15 +122,22 @@ def _over_splits(frames: list[pd.DataFrame], check: Check):
     k = sum(ok for ok, _ in results)
     iv = wilson(k, len(results))
     verdict = band_verdict(iv, low=0.5)
-    detail = "; ".join(f"split {i}: {'meets' if ok else 'fails'} ({d})"
-                       for i, (ok, d) in enumerate(results))
+    detail = "; ".join(
+        f"split {i}: {'meets' if ok else 'fails'} ({d})" for i, (ok, d) in enumerate(results)
+    )
     return verdict, iv, k, len(results), detail
 
 
-def evaluate(points: Mapping[str, pd.DataFrame], smaller: Mapping[str, pd.DataFrame],
-             timing: Mapping[str, pd.DataFrame],
-             sensitivity: Mapping[str, Mapping[str, pd.DataFrame]], *, datasets: Sequence[str],
-             n_trees: int, target_differences: Sequence[float]) -> list[dict]:
+def evaluate(
+    points: Mapping[str, pd.DataFrame],
+    smaller: Mapping[str, pd.DataFrame],
+    timing: Mapping[str, pd.DataFrame],
+    sensitivity: Mapping[str, Mapping[str, pd.DataFrame]],
+    *,
+    datasets: Sequence[str],
+    n_trees: int,
+    target_differences: Sequence[float],
+) -> list[dict]:
     """Claims rows of the QWYC paper (registry claims ``qwyc.*``), one per claim x data set.
 
     Parameters
@@ -147,8 +172,9 @@ def evaluate(points: Mapping[str, pd.DataFrame], smaller: Mapping[str, pd.DataFr
             ("qwyc.beats_fixed_orders", lambda d: beats_fixed_orders(d, targets), True),
         ]
         if ds == "adult" and ds in smaller:
-            checks.append(("qwyc.fan_below_smaller",
-                           lambda d, s=smaller[ds]: fan_below_smaller(d, s), True))
+            checks.append(
+                ("qwyc.fan_below_smaller", lambda d, s=smaller[ds]: fan_below_smaller(d, s), True)
+            )
         checks.append(("qwyc.faster_than_fan", None, False))
         for cid, check, on_points in checks:
             if on_points:
@@ -165,11 +191,22 @@ def evaluate(points: Mapping[str, pd.DataFrame], smaller: Mapping[str, pd.DataFr
                 rows.append(untestable(cid, ds, "no table row this claim can be read from"))
                 continue
             verdict, iv, k, n, detail = res
-            rows.append(claim_row(
-                cid, ds, ours=f"criterion met on {k} of {n} splits: {detail}", verdict=verdict,
-                interval=iv, n_repeats=n,
-                robust_to=robust_to(f"{verdict}, {k}/{n} splits", flips)))
-    rows.append(untestable("qwyc.real_world", "real-world lattices",
-                           "the lattice ensembles and data of Experiments 3-6 are internal to "
-                           "the authors"))
+            rows.append(
+                claim_row(
+                    cid,
+                    ds,
+                    ours=f"criterion met on {k} of {n} splits: {detail}",
+                    verdict=verdict,
+                    interval=iv,
+                    n_repeats=n,
+                    robust_to=robust_to(f"{verdict}, {k}/{n} splits", flips),
+                )
+            )
+    rows.append(
+        untestable(
+            "qwyc.real_world",
+            "real-world lattices",
+            "the lattice ensembles and data of Experiments 3-6 are internal to the authors",
+        )
+    )
     return rows

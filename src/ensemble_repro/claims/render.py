@@ -12,12 +12,16 @@ import pandas as pd
 from .registry import PAPERS
 from .rules import VERDICTS
 
-_CSS = ("body{font-family:sans-serif;font-size:13px;margin:1em}"
-        "table{border-collapse:collapse;margin:0.5em 0}"
-        "th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}"
-        "th{background:#f0f0f0}.v-reproduced{background:#d9f2d9}"
-        ".v-partly{background:#fff3c4}.v-not{background:#f8d0d0}.v-untestable{background:#e6e6e6}")
-_VERDICT_CLASS = dict(zip(VERDICTS, ("v-reproduced", "v-partly", "v-not", "v-untestable")))
+_CSS = (
+    "body{font-family:sans-serif;font-size:13px;margin:1em}"
+    "table{border-collapse:collapse;margin:0.5em 0}"
+    "th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}"
+    "th{background:#f0f0f0}.v-reproduced{background:#d9f2d9}"
+    ".v-partly{background:#fff3c4}.v-not{background:#f8d0d0}.v-untestable{background:#e6e6e6}"
+)
+_VERDICT_CLASS = dict(
+    zip(VERDICTS, ("v-reproduced", "v-partly", "v-not", "v-untestable"), strict=False)
+)
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -29,8 +33,9 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
             continue
         row = {"paper": title}
         row.update({v: int((sub["verdict"] == v).sum()) for v in VERDICTS})
-        row["made at"] = ", ".join(sorted({f"{r.scale} scale, {r.made_on}"
-                                           for r in sub.itertuples()}))
+        row["made at"] = ", ".join(
+            sorted({f"{r.scale} scale, {r.made_on}" for r in sub.itertuples()})
+        )
         rows.append(row)
     return pd.DataFrame(rows, columns=["paper", *VERDICTS, "made at"])
 
@@ -40,21 +45,27 @@ def _md_cell(value) -> str:
 
 
 def _md_table(df: pd.DataFrame) -> list[str]:
-    return (["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
-            + ["| " + " | ".join(_md_cell(v) for v in row) + " |"
-               for row in df.itertuples(index=False)])
+    return ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)] + [
+        "| " + " | ".join(_md_cell(v) for v in row) + " |" for row in df.itertuples(index=False)
+    ]
 
 
 def verdict_markdown(df: pd.DataFrame) -> str:
     """The verdict page: a per-paper summary, then every claim with the paper's words beside
     our numbers, interval, verdict and the rule that decided it."""
-    lines = ["# Paper vs ours: verdicts on the claims of the three papers", "",
-             "Generated from `results/claims.csv`. Verdicts: " + ", ".join(
-                 f"`{v}`" for v in VERDICTS) + ". A claim is `reproduced` only when the "
-             "interval over repeated randomness (trials, seeds, splits) lies wholly inside what "
-             "the claim allows; each row states its rule. `robust_to` counts the sensitivity "
-             "settings of the paper under which the verdict stays the same.", "",
-             "## Summary", ""]
+    lines = [
+        "# Paper vs ours: verdicts on the claims of the three papers",
+        "",
+        "Generated from `results/claims.csv`. Verdicts: "
+        + ", ".join(f"`{v}`" for v in VERDICTS)
+        + ". A claim is `reproduced` only when the "
+        "interval over repeated randomness (trials, seeds, splits) lies wholly inside what "
+        "the claim allows; each row states its rule. `robust_to` counts the sensitivity "
+        "settings of the paper under which the verdict stays the same.",
+        "",
+        "## Summary",
+        "",
+    ]
     lines += _md_table(summary(df)) + [""]
     for paper, title in PAPERS.items():
         sub = df[df["paper"] == paper]
@@ -62,16 +73,22 @@ def verdict_markdown(df: pd.DataFrame) -> str:
             continue
         lines += [f"## {title}", ""]
         for r in sub.itertuples():
-            lines += [f"### {r.claim_id} ({r.dataset}): {r.verdict}", "",
-                      f"- **Paper** ({r.item}): \"{r.paper_says}\"",
-                      f"- **Ours**: {r.ours}"]
+            lines += [
+                f"### {r.claim_id} ({r.dataset}): {r.verdict}",
+                "",
+                f'- **Paper** ({r.item}): "{r.paper_says}"',
+                f"- **Ours**: {r.ours}",
+            ]
             if r.reason:
                 lines.append(f"- **Why not testable**: {r.reason}")
-            lines += [f"- **Interval**: {r.interval or '-'} ({r.n_repeats} repeats)",
-                      f"- **Robust to**: {r.robust_to}",
-                      f"- **Rule**: {r.rule}",
-                      f"- **Made at**: {r.scale} scale, {r.made_on}"
-                      + ("; wall-clock claim, machine-dependent" if _true(r.timing) else ""), ""]
+            lines += [
+                f"- **Interval**: {r.interval or '-'} ({r.n_repeats} repeats)",
+                f"- **Robust to**: {r.robust_to}",
+                f"- **Rule**: {r.rule}",
+                f"- **Made at**: {r.scale} scale, {r.made_on}"
+                + ("; wall-clock claim, machine-dependent" if _true(r.timing) else ""),
+                "",
+            ]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -84,7 +101,7 @@ def _html_table(df: pd.DataFrame, verdict_col: str | None = None) -> str:
     body = []
     for row in df.itertuples(index=False):
         cells = []
-        for col, v in zip(df.columns, row):
+        for col, v in zip(df.columns, row, strict=False):
             marked = col == verdict_col and v in _VERDICT_CLASS
             cls = f' class="{_VERDICT_CLASS[v]}"' if marked else ""
             text = format(v, ".4g") if isinstance(v, float) else str(v)
@@ -94,35 +111,61 @@ def _html_table(df: pd.DataFrame, verdict_col: str | None = None) -> str:
 
 
 def _page(title: str, body: str) -> str:
-    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}"
-            f"</title><style>{_CSS}</style></head><body>{body}</body></html>\n")
+    return (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(title)}'
+        f"</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
+    )
 
 
 def verdict_html(df: pd.DataFrame) -> str:
     """The verdict page as one self-contained HTML file (shown inline in the Snakemake report)."""
-    parts = ["<h1>Paper vs ours: verdicts on the claims of the three papers</h1>",
-             ("<p>Generated from <code>results/claims.csv</code>. A claim is <em>reproduced</em> "
-             "only when the interval over repeated randomness lies wholly inside what the claim "
-             "allows; each row states its rule.</p>"), "<h2>Summary</h2>",
-             _html_table(summary(df))]
-    cols = ["claim_id", "dataset", "item", "paper_says", "ours", "interval", "n_repeats",
-            "verdict", "robust_to", "scale", "made_on"]
+    parts = [
+        "<h1>Paper vs ours: verdicts on the claims of the three papers</h1>",
+        (
+            "<p>Generated from <code>results/claims.csv</code>. A claim is <em>reproduced</em> "
+            "only when the interval over repeated randomness lies wholly inside what the claim "
+            "allows; each row states its rule.</p>"
+        ),
+        "<h2>Summary</h2>",
+        _html_table(summary(df)),
+    ]
+    cols = [
+        "claim_id",
+        "dataset",
+        "item",
+        "paper_says",
+        "ours",
+        "interval",
+        "n_repeats",
+        "verdict",
+        "robust_to",
+        "scale",
+        "made_on",
+    ]
     for paper, title in PAPERS.items():
         sub = df[df["paper"] == paper]
         if not len(sub):
             continue
         shown = sub[cols].copy()
-        shown["ours"] = [f"{o} ({r})" if r else o for o, r in zip(sub["ours"], sub["reason"])]
-        parts += [f"<h2>{html.escape(title)}</h2>", _html_table(shown, "verdict"),
-                  "<details><summary>decision rules</summary><ul>"
-                  + "".join(f"<li><b>{html.escape(c)}</b>: {html.escape(r)}</li>"
-                            for c, r in dict(zip(sub["claim_id"], sub["rule"])).items())
-                  + "</ul></details>"]
+        shown["ours"] = [
+            f"{o} ({r})" if r else o for o, r in zip(sub["ours"], sub["reason"], strict=False)
+        ]
+        parts += [
+            f"<h2>{html.escape(title)}</h2>",
+            _html_table(shown, "verdict"),
+            "<details><summary>decision rules</summary><ul>"
+            + "".join(
+                f"<li><b>{html.escape(c)}</b>: {html.escape(r)}</li>"
+                for c, r in dict(zip(sub["claim_id"], sub["rule"], strict=False)).items()
+            )
+            + "</ul></details>",
+        ]
     return _page("Paper vs ours", "".join(parts))
 
 
-def table_html(csv_path: str | os.PathLike, out_path: str | os.PathLike,
-               title: str | None = None) -> None:
+def table_html(
+    csv_path: str | os.PathLike, out_path: str | os.PathLike, title: str | None = None
+) -> None:
     """An HTML rendering of a result table (title: ``title``, else the first heading of the
     Markdown twin ``X.md`` when there is one, else the file name)."""
     from ..io import write_text
@@ -138,8 +181,10 @@ def table_html(csv_path: str | os.PathLike, out_path: str | os.PathLike,
         heading = first and first[0].startswith("#")
         title = first[0].lstrip("# ").strip() if heading else csv_path.name
     verdict_col = "verdict" if "verdict" in df.columns else None
-    body = (f"<h2>{html.escape(title)}</h2><p><code>{html.escape(csv_path.as_posix())}</code></p>"
-            + _html_table(df, verdict_col))
+    body = (
+        f"<h2>{html.escape(title)}</h2><p><code>{html.escape(csv_path.as_posix())}</code></p>"
+        + _html_table(df, verdict_col)
+    )
     write_text(out_path, _page(title, body))
 
 
@@ -147,9 +192,11 @@ def summary_rst(df: pd.DataFrame) -> str:
     """The per-paper verdict summary as a reStructuredText list table (the report's front page
     includes it)."""
     s = summary(df)
-    lines = [".. list-table:: Verdicts per paper (rows of results/claims.csv)",
-             "   :header-rows: 1",
-             ""]
+    lines = [
+        ".. list-table:: Verdicts per paper (rows of results/claims.csv)",
+        "   :header-rows: 1",
+        "",
+    ]
     for row in [list(s.columns)] + [list(r) for r in s.itertuples(index=False)]:
         lines.append("   * - " + str(row[0]))
         lines += [f"     - {v}" for v in row[1:]]

@@ -81,8 +81,14 @@ def t_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
     return Interval(mean, mean - half, mean + half, method, int(v.size))
 
 
-def bootstrap_ratio(numerator: Sequence[float], denominator: Sequence[float], *, seed: int,
-                    level: float = LEVEL, n_boot: int = 2000) -> Interval:
+def bootstrap_ratio(
+    numerator: Sequence[float],
+    denominator: Sequence[float],
+    *,
+    seed: int,
+    level: float = LEVEL,
+    n_boot: int = 2000,
+) -> Interval:
     """Ratio of means ``mean(numerator) / mean(denominator)`` with a paired percentile bootstrap.
 
     The repeats (e.g. trials, where both methods saw the same split) are resampled in pairs.
@@ -112,8 +118,9 @@ def bootstrap_ratio(numerator: Sequence[float], denominator: Sequence[float], *,
     """
     a, b = _values(numerator, "numerator"), _values(denominator, "denominator")
     if a.shape != b.shape:
-        raise ValueError("numerator and denominator must pair up; got "
-                         f"{a.size} and {b.size} values")
+        raise ValueError(
+            f"numerator and denominator must pair up; got {a.size} and {b.size} values"
+        )
     if np.any(b <= 0):
         raise ValueError(f"denominator values must be positive; got {b.tolist()}")
     ratio = float(a.mean() / b.mean())

@@ -12,9 +12,17 @@ from .registry import CLAIMS, COLUMNS, PAPERS
 from .rules import NOT_TESTABLE, VERDICTS, Interval
 
 
-def claim_row(claim_id: str, dataset: str, *, ours: str, verdict: str,
-              interval: Interval | str = "", n_repeats: int = 0,
-              robust_to: str = "no sensitivity setting", reason: str = "") -> dict:
+def claim_row(
+    claim_id: str,
+    dataset: str,
+    *,
+    ours: str,
+    verdict: str,
+    interval: Interval | str = "",
+    n_repeats: int = 0,
+    robust_to: str = "no sensitivity setting",
+    reason: str = "",
+) -> dict:
     """One row of a claims table (``scale`` and ``made_on`` are filled by :func:`claims_frame`).
 
     Parameters
@@ -51,17 +59,28 @@ def claim_row(claim_id: str, dataset: str, *, ours: str, verdict: str,
     if verdict == NOT_TESTABLE and not reason:
         raise ValueError(f"{claim_id} ({dataset}): a 'not testable here' verdict needs its reason")
     c = CLAIMS[claim_id]
-    return {"paper": c.paper, "claim_id": c.id, "item": c.item, "dataset": dataset,
-            "paper_says": c.quote, "ours": ours, "verdict": verdict, "reason": reason,
-            "n_repeats": int(n_repeats),
-            "interval": interval.text() if isinstance(interval, Interval) else interval,
-            "robust_to": robust_to, "rule": c.rule, "timing": c.timing}
+    return {
+        "paper": c.paper,
+        "claim_id": c.id,
+        "item": c.item,
+        "dataset": dataset,
+        "paper_says": c.quote,
+        "ours": ours,
+        "verdict": verdict,
+        "reason": reason,
+        "n_repeats": int(n_repeats),
+        "interval": interval.text() if isinstance(interval, Interval) else interval,
+        "robust_to": robust_to,
+        "rule": c.rule,
+        "timing": c.timing,
+    }
 
 
 def untestable(claim_id: str, dataset: str, reason: str) -> dict:
     """The row of a claim that cannot be checked here, with the reason."""
-    return claim_row(claim_id, dataset, ours="-", verdict=NOT_TESTABLE, reason=reason,
-                     robust_to="-")
+    return claim_row(
+        claim_id, dataset, ours="-", verdict=NOT_TESTABLE, reason=reason, robust_to="-"
+    )
 
 
 def claims_frame(rows: list[dict], *, scale: str, made_on: str) -> pd.DataFrame:
@@ -77,8 +96,10 @@ def read_claims(path: str | os.PathLike) -> pd.DataFrame:
     df = pd.read_csv(path, keep_default_na=False)
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
-        raise ValueError(f"{path}: claims table lacks columns {missing}; regenerate it with the "
-                         "workflow (rule <paper>_claims)")
+        raise ValueError(
+            f"{path}: claims table lacks columns {missing}; regenerate it with the "
+            "workflow (rule <paper>_claims)"
+        )
     bad = sorted(set(df["verdict"]) - set(VERDICTS))
     if bad:
         raise ValueError(f"{path}: verdicts {bad} are not among {list(VERDICTS)}")
@@ -92,8 +113,11 @@ def merge_claims(paper_files: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
     unknown = [p for p in paper_files if p not in PAPERS]
     if unknown:
         raise ValueError(f"unknown papers {unknown}; expected some of {list(PAPERS)}")
-    frames = [read_claims(paper_files[p]) for p in PAPERS
-              if p in paper_files and Path(paper_files[p]).exists()]
+    frames = [
+        read_claims(paper_files[p])
+        for p in PAPERS
+        if p in paper_files and Path(paper_files[p]).exists()
+    ]
     if not frames:
         return pd.DataFrame(columns=list(COLUMNS))
     return pd.concat(frames, ignore_index=True)

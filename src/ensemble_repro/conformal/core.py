@@ -16,6 +16,7 @@ from . import kernels
 AGGREGATIONS = ("mean", "median", "trimmed_mean")
 METHODS = ("plus", "minmax")
 
+
 # ----------------------------------------------------------------------------- number of models B
 def binomial_probability(n: int, m: int, replace: bool) -> float:
     """P(a resample of size m from n + 1 points misses one given point) (Theorem 1).
@@ -201,8 +202,9 @@ def _sorted_window_mean(sorted_values: np.ndarray, count) -> np.ndarray:
     return np.where(hi > lo, total / np.maximum(hi - lo, 1), 0.0)
 
 
-def oob_self_aggregate(train_predictions: np.ndarray, in_bag: np.ndarray, aggregation: str
-                       ) -> np.ndarray:
+def oob_self_aggregate(
+    train_predictions: np.ndarray, in_bag: np.ndarray, aggregation: str
+) -> np.ndarray:
     """mu_{-i}(X_i) for every training point i (Algorithm 2, line 6); 0 for empty OOB sets.
 
     Parameters
@@ -236,8 +238,10 @@ def oob_self_aggregate(train_predictions: np.ndarray, in_bag: np.ndarray, aggreg
     ordered = np.sort(np.where(oob, train_predictions, np.inf), axis=0)
     if aggregation == "median":
         cols = np.arange(ordered.shape[1])
-        med = 0.5 * (ordered[np.maximum(count - 1, 0) // 2, cols]
-                     + ordered[np.minimum(count // 2, ordered.shape[0] - 1), cols])
+        med = 0.5 * (
+            ordered[np.maximum(count - 1, 0) // 2, cols]
+            + ordered[np.minimum(count // 2, ordered.shape[0] - 1), cols]
+        )
         return np.where(count > 0, med, 0.0)
     return _sorted_window_mean(ordered, count)
 
@@ -276,9 +280,13 @@ def oob_aggregate(predictions: np.ndarray, in_bag: np.ndarray, aggregation: str)
     shape = (predictions.shape[1], in_bag.shape[1])
     if predictions.shape[0] == 0:
         return np.zeros(shape)
-    return kernels.oob_aggregates(np.ascontiguousarray(predictions.T, dtype=float),
-                                  oob.view(np.uint8), count.astype(np.int64),
-                                  AGGREGATIONS.index(aggregation), np.empty(shape))
+    return kernels.oob_aggregates(
+        np.ascontiguousarray(predictions.T, dtype=float),
+        oob.view(np.uint8),
+        count.astype(np.int64),
+        AGGREGATIONS.index(aggregation),
+        np.empty(shape),
+    )
 
 
 # ----------------------------------------------------------------------------- intervals
@@ -309,8 +317,9 @@ def quantile_ranks(n: int, alpha: float) -> tuple[int, int]:
     return lo, hi
 
 
-def _banded_kth(loo: np.ndarray, residuals: np.ndarray, order: np.ndarray, spread: float,
-                rank: int, sign: float) -> np.ndarray:
+def _banded_kth(
+    loo: np.ndarray, residuals: np.ndarray, order: np.ndarray, spread: float, rank: int, sign: float
+) -> np.ndarray:
     """rank-th smallest (1 <= rank <= n) over i of loo[j, i] + sign * R_i, for every row j.
 
     Exact band pruning: ``order`` sorts the residuals and ``spread`` bounds every row's
@@ -336,8 +345,9 @@ def _banded_kth(loo: np.ndarray, residuals: np.ndarray, order: np.ndarray, sprea
     return work[:, kth].copy()
 
 
-def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def plus_interval(
+    loo_test: np.ndarray, residuals: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Jackknife+ interval [q-{mu_{-i}(x) - R_i}, q+{mu_{-i}(x) + R_i}] (Algorithm 2, eq. 3).
 
     Both bounds share one residual sort and one spread (the margin of 1e-12 of the magnitudes
@@ -368,16 +378,24 @@ def plus_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
     order = np.argsort(residuals, kind="stable")
     high, low = loo_test.max(axis=1, initial=-np.inf), loo_test.min(axis=1, initial=np.inf)
     spread = (high - low).max(initial=0.0) + 1e-12 * (
-        np.abs(residuals).max() + np.abs(high).max(initial=0.0) + np.abs(low).max(initial=0.0))
-    upper = _banded_kth(loo_test, residuals, order, spread, hi_rank, 1.0) if 1 <= hi_rank <= n \
+        np.abs(residuals).max() + np.abs(high).max(initial=0.0) + np.abs(low).max(initial=0.0)
+    )
+    upper = (
+        _banded_kth(loo_test, residuals, order, spread, hi_rank, 1.0)
+        if 1 <= hi_rank <= n
         else np.full(k, np.inf)
-    lower = _banded_kth(loo_test, residuals, order, spread, lo_rank, -1.0) if 1 <= lo_rank <= n \
+    )
+    lower = (
+        _banded_kth(loo_test, residuals, order, spread, lo_rank, -1.0)
+        if 1 <= lo_rank <= n
         else np.full(k, -np.inf)
+    )
     return lower, upper
 
 
-def minmax_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def minmax_interval(
+    loo_test: np.ndarray, residuals: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Jackknife-minmax-after-bootstrap (Appendix C).
 
     [min_i mu_{-i}(x) - q+{R}, max_i mu_{-i}(x) + q+{R}].
@@ -406,8 +424,9 @@ def minmax_interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float
     return loo_test.min(axis=1) - q, loo_test.max(axis=1) + q
 
 
-def interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float, method: str = "plus"
-             ) -> tuple[np.ndarray, np.ndarray]:
+def interval(
+    loo_test: np.ndarray, residuals: np.ndarray, alpha: float, method: str = "plus"
+) -> tuple[np.ndarray, np.ndarray]:
     """The interval of ``method`` from (k, n) leave-one-out predictions.
 
     Parameters
@@ -432,9 +451,15 @@ def interval(loo_test: np.ndarray, residuals: np.ndarray, alpha: float, method: 
     return (plus_interval if method == "plus" else minmax_interval)(loo_test, residuals, alpha)
 
 
-def jab_interval(test_predictions: np.ndarray, in_bag: np.ndarray, residuals: np.ndarray,
-                 alpha: float, aggregation: str, method: str = "plus",
-                 chunk_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def jab_interval(
+    test_predictions: np.ndarray,
+    in_bag: np.ndarray,
+    residuals: np.ndarray,
+    alpha: float,
+    aggregation: str,
+    method: str = "plus",
+    chunk_size: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """J+aB interval at k test points from the (B, k) model predictions (Algorithm 2).
 
     Chunks of test points, each about 2^17 (test point, training point) pairs (1 MB per (k, n)
@@ -475,8 +500,13 @@ def jab_interval(test_predictions: np.ndarray, in_bag: np.ndarray, residuals: np
         order = np.argsort(residuals, kind="stable")
         oob = np.ascontiguousarray((~in_bag)[:, order]).view(np.uint8)
         count = oob.sum(axis=0, dtype=np.int64)
-        args = (oob, count, np.ascontiguousarray(residuals[order], dtype=float),
-                AGGREGATIONS.index(aggregation), *quantile_ranks(n, alpha))
+        args = (
+            oob,
+            count,
+            np.ascontiguousarray(residuals[order], dtype=float),
+            AGGREGATIONS.index(aggregation),
+            *quantile_ranks(n, alpha),
+        )
         reach = np.full(2, max(4, n // 16))  # the kernel's window, carried across chunks
         rows = np.ascontiguousarray(test_predictions.T, dtype=float)  # one row per test point
         weights = oob / np.maximum(count, 1) if aggregation == "mean" else None

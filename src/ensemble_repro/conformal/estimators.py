@@ -28,9 +28,16 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone, is_regressor
 from sklearn.utils.validation import check_is_fitted
 
 from . import core
-from .validation import (check_alpha, check_choice, check_n_jobs, check_positive_int,
-                         check_random_state, check_test_data, check_training_data,
-                         resolve_resample_size)
+from .validation import (
+    check_alpha,
+    check_choice,
+    check_n_jobs,
+    check_positive_int,
+    check_random_state,
+    check_test_data,
+    check_training_data,
+    resolve_resample_size,
+)
 
 _SEED_MAX = np.iinfo(np.int32).max
 
@@ -57,8 +64,11 @@ def seed_keys(estimator) -> list[str]:
     >>> seed_keys(make_pipeline(StandardScaler(), RandomForestRegressor()))
     ['randomforestregressor__random_state']
     """
-    return sorted(key for key in estimator.get_params(deep=True)
-                  if key == "random_state" or key.endswith("__random_state"))
+    return sorted(
+        key
+        for key in estimator.get_params(deep=True)
+        if key == "random_state" or key.endswith("__random_state")
+    )
 
 
 def seed_estimator(estimator, seed: int, keys=None):
@@ -129,12 +139,18 @@ def fit_models(estimator, X: np.ndarray, y: np.ndarray, resamples, seeds, n_jobs
     (2, 2)
     """
     if check_n_jobs(n_jobs) > 1:
-        return [models[0] for models in parallel_fit(estimator, X, y, [[r] for r in resamples],
-                                                      [[s] for s in seeds], n_jobs)]
+        return [
+            models[0]
+            for models in parallel_fit(
+                estimator, X, y, [[r] for r in resamples], [[s] for s in seeds], n_jobs
+            )
+        ]
     keys = seed_keys(estimator)
     with config_context(assume_finite=True):
-        return [seed_estimator(clone(estimator), seed, keys).fit(X[idx], y[idx])
-                for idx, seed in zip(resamples, seeds)]
+        return [
+            seed_estimator(clone(estimator), seed, keys).fit(X[idx], y[idx])
+            for idx, seed in zip(resamples, seeds, strict=False)
+        ]
 
 
 def predict_models(models, X: np.ndarray, features=None) -> np.ndarray:
@@ -169,8 +185,12 @@ def predict_models(models, X: np.ndarray, features=None) -> np.ndarray:
     with config_context(assume_finite=True):
         if features is None:
             return np.stack([np.asarray(mdl.predict(X), dtype=float) for mdl in models])
-        return np.stack([np.asarray(mdl.predict(X[:, f]), dtype=float)
-                         for mdl, f in zip(models, features)])
+        return np.stack(
+            [
+                np.asarray(mdl.predict(X[:, f]), dtype=float)
+                for mdl, f in zip(models, features, strict=False)
+            ]
+        )
 
 
 def predict_out_of_bag(models, X: np.ndarray, in_bag: np.ndarray, features=None) -> np.ndarray:
@@ -217,7 +237,10 @@ def _fit_batch(estimator, X, y, resample_sets, seed_sets, warning_filters=None) 
     with warnings.catch_warnings():
         if warning_filters is not None:  # a worker process: the caller's filters
             warnings.filters[:] = warning_filters
-        return [fit_models(estimator, X, y, r, s) for r, s in zip(resample_sets, seed_sets)]
+        return [
+            fit_models(estimator, X, y, r, s)
+            for r, s in zip(resample_sets, seed_sets, strict=False)
+        ]
 
 
 def parallel_fit(estimator, X, y, resample_sets, seed_sets, n_jobs) -> list:
@@ -257,8 +280,16 @@ def parallel_fit(estimator, X, y, resample_sets, seed_sets, n_jobs) -> list:
     batches = np.array_split(np.arange(len(resample_sets)), min(jobs, len(resample_sets)))
     with parallel_config(backend="loky", inner_max_num_threads=1):
         parts = Parallel(n_jobs=len(batches))(
-            delayed(_fit_batch)(estimator, X, y, [resample_sets[i] for i in b],
-                                [seed_sets[i] for i in b], list(warnings.filters)) for b in batches)
+            delayed(_fit_batch)(
+                estimator,
+                X,
+                y,
+                [resample_sets[i] for i in b],
+                [seed_sets[i] for i in b],
+                list(warnings.filters),
+            )
+            for b in batches
+        )
     return [models for part in parts for models in part]
 
 
@@ -306,7 +337,10 @@ def _finish_intervals(bounds: np.ndarray, alphas, scalar: bool, n: int) -> np.nd
                 f"exceeds the upper bound at {inverted} of {k} test points (the lower quantile's "
                 f"rank floor(alpha (n + 1)) = {lo} is above the upper one's ceil((1 - alpha) "
                 f"(n + 1)) = {hi}). These inverted intervals (empty sets) are returned as "
-                "computed; use alpha < 0.5", UserWarning, stacklevel=3)
+                "computed; use alpha < 0.5",
+                UserWarning,
+                stacklevel=3,
+            )
     return np.ascontiguousarray(bounds[:, :, 0]) if scalar else bounds
 
 
@@ -387,8 +421,18 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
     (10,)
     """
 
-    def __init__(self, estimator, n_resamples=20, resample_size=1.0, replace=True, random_B=False,
-                 aggregation="mean", method="plus", random_state=None, n_jobs=None):
+    def __init__(
+        self,
+        estimator,
+        n_resamples=20,
+        resample_size=1.0,
+        replace=True,
+        random_B=False,
+        aggregation="mean",
+        method="plus",
+        random_state=None,
+        n_jobs=None,
+    ):
         self.estimator = estimator
         self.n_resamples = n_resamples
         self.resample_size = resample_size
@@ -435,19 +479,25 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
         if resamples is None:
             n_tilde = check_positive_int("n_resamples", self.n_resamples)
             m = resolve_resample_size(self.resample_size, n, self.replace)
-            B = (core.draw_n_resamples(n_tilde, n, m, self.replace, rng) if self.random_B
-                 else n_tilde)
+            B = (
+                core.draw_n_resamples(n_tilde, n, m, self.replace, rng)
+                if self.random_B
+                else n_tilde
+            )
             resamples = core.draw_resamples(n, m, B, self.replace, rng)
             if B == 0:
                 p = core.binomial_probability(n, m, self.replace)
-                _warn_empty(f"random_B=True drew B = 0 models from Binomial(n_resamples = "
-                            f"{n_tilde}, p = {p:.3g}) (expected B = {n_tilde * p:.3g})",
-                            "increase n_resamples")
+                _warn_empty(
+                    f"random_B=True drew B = 0 models from Binomial(n_resamples = "
+                    f"{n_tilde}, p = {p:.3g}) (expected B = {n_tilde * p:.3g})",
+                    "increase n_resamples",
+                )
         else:
             resamples = [np.asarray(r) for r in resamples]
             if any(r.ndim != 1 or r.size == 0 or r.min() < 0 or r.max() >= n for r in resamples):
-                raise ValueError("resamples must be non-empty 1-D index arrays with values in "
-                                 f"[0, {n})")
+                raise ValueError(
+                    f"resamples must be non-empty 1-D index arrays with values in [0, {n})"
+                )
             if not resamples:
                 _warn_empty("resamples is empty (B = 0 models)", "pass at least one resample")
         # One seed per model, drawn after the resamples from the same generator: the resamples
@@ -466,12 +516,15 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
         self.oob_counts_ = (~self.in_bag_).sum(axis=0)
         if self.n_resamples_ and not self.oob_counts_.any():
             m = len(self.resamples_[0])
-            _warn_empty(f"every out-of-bag set is empty: each training point is in all "
-                        f"{self.n_resamples_} resamples (m = {m} of n = {n} points, "
-                        f"replace={self.replace})",
-                        "use resample_size < n (e.g. 0.6), replace=True or more resamples")
-        train_pred = predict_out_of_bag(self.estimators_, X, self.in_bag_,
-                                        self.estimators_features_)
+            _warn_empty(
+                f"every out-of-bag set is empty: each training point is in all "
+                f"{self.n_resamples_} resamples (m = {m} of n = {n} points, "
+                f"replace={self.replace})",
+                "use resample_size < n (e.g. 0.6), replace=True or more resamples",
+            )
+        train_pred = predict_out_of_bag(
+            self.estimators_, X, self.in_bag_, self.estimators_features_
+        )
         self.oob_prediction_ = core.oob_self_aggregate(train_pred, self.in_bag_, self.aggregation)
         self.residuals_ = np.abs(y - self.oob_prediction_)
 
@@ -512,36 +565,49 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(model, "estimators_")
         if not (is_regressor(model) and hasattr(model, "estimators_samples_")):
-            raise ValueError("model must be a fitted BaggingRegressor, RandomForestRegressor or "
-                             f"ExtraTreesRegressor; got {type(model).__name__}")
+            raise ValueError(
+                "model must be a fitted BaggingRegressor, RandomForestRegressor or "
+                f"ExtraTreesRegressor; got {type(model).__name__}"
+            )
         is_forest = not hasattr(model, "estimators_features_")
         if is_forest and not model.bootstrap:
-            raise ValueError(f"model is a {type(model).__name__} fitted with bootstrap=False: "
-                             "every tree saw every row, so there are no out-of-bag sets for "
-                             "J+aB; refit it with bootstrap=True")
+            raise ValueError(
+                f"model is a {type(model).__name__} fitted with bootstrap=False: "
+                "every tree saw every row, so there are no out-of-bag sets for "
+                "J+aB; refit it with bootstrap=True"
+            )
         obj = cls(clone(model.estimators_[0]), aggregation=aggregation, method=method)
         obj._check_params()
         X, y = check_training_data(obj, X, y)
         if obj.n_features_in_ != model.n_features_in_:
-            raise ValueError(f"X has {obj.n_features_in_} columns but the model was fitted on "
-                             f"{model.n_features_in_}; pass the data the model was fitted on")
+            raise ValueError(
+                f"X has {obj.n_features_in_} columns but the model was fitted on "
+                f"{model.n_features_in_}; pass the data the model was fitted on"
+            )
         names = getattr(model, "feature_names_in_", None)
         seen = getattr(obj, "feature_names_in_", names)
         if names is not None and not np.array_equal(names, seen):
-            raise ValueError("X's column names differ from those the model was fitted on "
-                             f"({list(names)}); pass the data the model was fitted on")
+            raise ValueError(
+                "X's column names differ from those the model was fitted on "
+                f"({list(names)}); pass the data the model was fitted on"
+            )
         samples = [np.asarray(s) for s in model.estimators_samples_]
         oob = getattr(model, "oob_prediction_", None)
         if any(s.size and s.max() >= X.shape[0] for s in samples) or (
-                oob is not None and len(oob) != X.shape[0]):
-            raise ValueError("X, y must be the data the model was fitted on: the model's "
-                             f"resamples do not fit n = {X.shape[0]} rows")
-        obj.set_params(n_resamples=len(samples), resample_size=len(samples[0]),
-                       replace=bool(model.bootstrap))
+            oob is not None and len(oob) != X.shape[0]
+        ):
+            raise ValueError(
+                "X, y must be the data the model was fitted on: the model's "
+                f"resamples do not fit n = {X.shape[0]} rows"
+            )
+        obj.set_params(
+            n_resamples=len(samples), resample_size=len(samples[0]), replace=bool(model.bootstrap)
+        )
         obj.estimators_ = list(model.estimators_)
         obj.resamples_ = samples
-        obj.estimators_features_ = None if is_forest else [np.asarray(f) for f in
-                                                           model.estimators_features_]
+        obj.estimators_features_ = (
+            None if is_forest else [np.asarray(f) for f in model.estimators_features_]
+        )
         obj._fit_oob(X, y)
         return obj
 
@@ -607,14 +673,19 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
         bounds = np.empty((predictions.shape[1], 2, len(alphas)))
         for a, value in enumerate(alphas):
             bounds[:, 0, a], bounds[:, 1, a] = core.jab_interval(
-                predictions, self.in_bag_, self.residuals_, value, self.aggregation, self.method)
+                predictions, self.in_bag_, self.residuals_, value, self.aggregation, self.method
+            )
         return _finish_intervals(bounds, alphas, scalar, len(self.residuals_))
 
 
 def _warn_empty(cause: str, fix: str) -> None:
-    warnings.warn(f"{cause}, so every leave-one-out aggregate is 0 (the paper's convention for "
-                  "an empty ensemble) and the intervals are centred at 0, ignoring the model; "
-                  f"{fix}", UserWarning, stacklevel=3)
+    warnings.warn(
+        f"{cause}, so every leave-one-out aggregate is 0 (the paper's convention for "
+        "an empty ensemble) and the intervals are centred at 0, ignoring the model; "
+        f"{fix}",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 # ----------------------------------------------------------------------------- J+ensemble, J+
@@ -652,8 +723,9 @@ class _LeaveOneOut(RegressorMixin, BaseEstimator):
         seed_sets = [rng.randint(_SEED_MAX, size=len(r)) for r in resample_sets]
         self.estimators_ = parallel_fit(self.estimator, X, y, resample_sets, seed_sets, self.n_jobs)
         self.resamples_ = resample_sets
-        own = [predict_models(models, X[i:i + 1])[:, 0]
-               for i, models in enumerate(self.estimators_)]
+        own = [
+            predict_models(models, X[i : i + 1])[:, 0] for i, models in enumerate(self.estimators_)
+        ]
         mu_self = np.array([core.aggregate(p[:, None], self._aggregation())[0] for p in own])
         self.residuals_ = np.abs(y - mu_self)
         return self
@@ -693,8 +765,10 @@ class _LeaveOneOut(RegressorMixin, BaseEstimator):
         >>> np.round(JackknifePlus(PaperRidge()).fit(X, y).predict([[20.0, 21.0]]), 1)
         array([10.])
         """
-        parts = [core.aggregate(pred.reshape(-1, pred.shape[2]), self._aggregation())
-                 for _, pred in self._loo_chunks(X, chunk_size)]
+        parts = [
+            core.aggregate(pred.reshape(-1, pred.shape[2]), self._aggregation())
+            for _, pred in self._loo_chunks(X, chunk_size)
+        ]
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def predict_interval(self, X, alpha=0.1, chunk_size=4096):
@@ -730,8 +804,9 @@ class _LeaveOneOut(RegressorMixin, BaseEstimator):
             loo = core.loo_aggregate(pred, self._aggregation())
             bounds = np.empty((loo.shape[0], 2, len(alphas)))
             for a, value in enumerate(alphas):
-                bounds[:, 0, a], bounds[:, 1, a] = core.interval(loo, self.residuals_, value,
-                                                                 self.method)
+                bounds[:, 0, a], bounds[:, 1, a] = core.interval(
+                    loo, self.residuals_, value, self.method
+                )
             parts.append(bounds)
         bounds = np.concatenate(parts) if parts else np.empty((0, 2, len(alphas)))
         return _finish_intervals(bounds, alphas, scalar, len(self.residuals_))
@@ -783,8 +858,17 @@ class JackknifePlusEnsemble(_LeaveOneOut):
     ((2, 2), (2,))
     """
 
-    def __init__(self, estimator, n_resamples=20, resample_size=1.0, replace=True,
-                 aggregation="mean", method="plus", random_state=None, n_jobs=None):
+    def __init__(
+        self,
+        estimator,
+        n_resamples=20,
+        resample_size=1.0,
+        replace=True,
+        aggregation="mean",
+        method="plus",
+        random_state=None,
+        n_jobs=None,
+    ):
         self.estimator = estimator
         self.n_resamples = n_resamples
         self.resample_size = resample_size
@@ -804,9 +888,11 @@ class JackknifePlusEnsemble(_LeaveOneOut):
     def _loo_plan(self, n, rng):
         m = resolve_resample_size(self.resample_size, n, self.replace)
         if not self.replace and m > n - 1:
-            raise ValueError(f"resample_size gives m = {m} > n - 1 = {n - 1}: a leave-one-out "
-                             "set cannot be subsampled without replacement; lower it or use "
-                             "replace=True")
+            raise ValueError(
+                f"resample_size gives m = {m} > n - 1 = {n - 1}: a leave-one-out "
+                "set cannot be subsampled without replacement; lower it or use "
+                "replace=True"
+            )
         return [loo_resamples(n, i, m, self.n_resamples, self.replace, rng) for i in range(n)]
 
 

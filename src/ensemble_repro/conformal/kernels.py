@@ -19,16 +19,20 @@ _LOW6 = np.uint64(63)
 @intrinsic
 def _ctpop(typingctx, x):
     """Number of set bits of a uint64 (LLVM's ctpop: one instruction where the CPU has it)."""
+
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
+
     return types.uint64(types.uint64), codegen
 
 
 @intrinsic
 def _cttz(typingctx, x):
     """Index of the lowest set bit of a non-zero uint64 (LLVM's cttz)."""
+
     def codegen(context, builder, signature, args):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
     return types.uint64(types.uint64), codegen
 
 
@@ -179,7 +183,7 @@ def _count_bounds(sorted_vals, agg, low, high):
     scale = 0.0
     for r in range(B):
         scale = max(scale, abs(sorted_vals[r]))
-    eps = (4.0 * (B + 1) * (B + 1) + 16.0) * 2.0 ** -52 * scale + 1e-300
+    eps = (4.0 * (B + 1) * (B + 1) + 16.0) * 2.0**-52 * scale + 1e-300
     low[0] = high[0] = 0.0
     for c in range(1, B + 1):
         if agg == MEAN:
@@ -256,8 +260,9 @@ def _window_quantile(loo, residuals, count, low, high, low_all, high_all, a, b, 
 
 
 @njit(cache=True, nogil=True)
-def jab_plus_bounds(predictions, loo_rows, oob, count, residuals, agg, lo_rank, hi_rank, reach,
-                    lower, upper):
+def jab_plus_bounds(
+    predictions, loo_rows, oob, count, residuals, agg, lo_rank, hi_rank, reach, lower, upper
+):
     """J+aB interval (Algorithm 2, eq. 3) at k test points without the (k, n) matrix:
     upper[j] = the hi_rank-th smallest of mu_{-i}(x_j) + R_i, lower[j] = the lo_rank-th smallest
     of mu_{-i}(x_j) - R_i (+-inf when a rank is outside 1..n).
@@ -348,15 +353,38 @@ def jab_plus_bounds(predictions, loo_rows, oob, count, residuals, agg, lo_rank, 
         while True:
             grow_a, grow_b = a, b
             if not hi_done:
-                upper[j], left, right = _window_quantile(loo, residuals, count, low, high, low_all,
-                                                         high_all, a, b, 1.0, pivot_hi - a, values)
+                upper[j], left, right = _window_quantile(
+                    loo,
+                    residuals,
+                    count,
+                    low,
+                    high,
+                    low_all,
+                    high_all,
+                    a,
+                    b,
+                    1.0,
+                    pivot_hi - a,
+                    values,
+                )
                 hi_done = left < 0 and right < 0
                 grow_a = min(grow_a, left) if left >= 0 else grow_a
                 grow_b = max(grow_b, right + 1)
             if not lo_done:
-                lower[j], left, right = _window_quantile(loo, residuals, count, low, high, low_all,
-                                                         high_all, a, b, -1.0, b - 1 - pivot_lo,
-                                                         values)
+                lower[j], left, right = _window_quantile(
+                    loo,
+                    residuals,
+                    count,
+                    low,
+                    high,
+                    low_all,
+                    high_all,
+                    a,
+                    b,
+                    -1.0,
+                    b - 1 - pivot_lo,
+                    values,
+                )
                 lo_done = left < 0 and right < 0
                 grow_a = min(grow_a, left) if left >= 0 else grow_a
                 grow_b = max(grow_b, right + 1)

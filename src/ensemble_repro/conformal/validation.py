@@ -58,12 +58,16 @@ def _check_no_pandas_missing(data, name: str) -> None:
     if missing.ndim == 2:
         columns = [repr(c) for c, bad in missing.any().items() if bad]
         if columns:
-            raise ValueError(f"{name} has missing values (NA/NaN) in column(s) "
-                             f"{', '.join(columns)}; drop or impute them: every value must be a "
-                             "finite number")
+            raise ValueError(
+                f"{name} has missing values (NA/NaN) in column(s) "
+                f"{', '.join(columns)}; drop or impute them: every value must be a "
+                "finite number"
+            )
     elif missing.any():
-        raise ValueError(f"{name} has {int(missing.sum())} missing values (NA/NaN); drop or "
-                         "impute them: every value must be a finite number")
+        raise ValueError(
+            f"{name} has {int(missing.sum())} missing values (NA/NaN); drop or "
+            "impute them: every value must be a finite number"
+        )
 
 
 def check_training_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -156,10 +160,13 @@ def check_alpha(alpha) -> tuple[list[float], bool]:
     ndim = np.ndim(alpha)
     scalar = ndim == 0
     values = [alpha] if scalar else list(alpha) if ndim == 1 else []
-    if not values or any(isinstance(a, bool) or not isinstance(a, numbers.Real)
-                         or not 0 < a < 1 for a in values):
-        raise ValueError("alpha must be a number strictly between 0 and 1, or a non-empty 1-D "
-                         f"sequence of such numbers; got {alpha!r}")
+    if not values or any(
+        isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < a < 1 for a in values
+    ):
+        raise ValueError(
+            "alpha must be a number strictly between 0 and 1, or a non-empty 1-D "
+            f"sequence of such numbers; got {alpha!r}"
+        )
     return [float(a) for a in values], scalar
 
 
@@ -247,15 +254,21 @@ def resolve_resample_size(resample_size, n: int, replace: bool) -> int:
     else:
         m = None
     if m is None:
-        raise ValueError("resample_size must be a positive finite fraction of n (a float, e.g. "
-                         "0.6 for m = 0.6 n) or a positive count (an int, e.g. 120); got "
-                         f"{resample_size!r}")
+        raise ValueError(
+            "resample_size must be a positive finite fraction of n (a float, e.g. "
+            "0.6 for m = 0.6 n) or a positive count (an int, e.g. 120); got "
+            f"{resample_size!r}"
+        )
     if m < 1:
-        raise ValueError(f"resample_size = {resample_size!r} gives m = {m} points per resample "
-                         f"for n = {n}; m must be >= 1")
+        raise ValueError(
+            f"resample_size = {resample_size!r} gives m = {m} points per resample "
+            f"for n = {n}; m must be >= 1"
+        )
     if not replace and m > n:
-        raise ValueError(f"resample_size gives m = {m} > n = {n}, impossible without replacement "
-                         f"(replace=False); use m <= n or replace=True")
+        raise ValueError(
+            f"resample_size gives m = {m} > n = {n}, impossible without replacement "
+            f"(replace=False); use m <= n or replace=True"
+        )
     return m
 
 
@@ -281,8 +294,10 @@ def check_n_jobs(n_jobs) -> int:
     if n_jobs is None:
         return 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError("n_jobs must be None, a positive number of worker processes, or a "
-                         f"negative int counting back from all cores (-1: all); got {n_jobs!r}")
+        raise ValueError(
+            "n_jobs must be None, a positive number of worker processes, or a "
+            f"negative int counting back from all cores (-1: all); got {n_jobs!r}"
+        )
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
     return int(n_jobs)

@@ -9,5 +9,14 @@ from .preflight import DataPlan, preflight
 from .recipes import load, prepare
 from .registry import DATASETS, RAW_FILES, DataError, prepared_names_for
 
-__all__ = ["DATASETS", "RAW_FILES", "DataError", "DataPlan", "fetch_raw", "load", "preflight",
-           "prepare", "prepared_names_for"]
+__all__ = [
+    "DATASETS",
+    "RAW_FILES",
+    "DataError",
+    "DataPlan",
+    "fetch_raw",
+    "load",
+    "preflight",
+    "prepare",
+    "prepared_names_for",
+]

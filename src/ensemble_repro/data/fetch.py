@@ -31,8 +31,10 @@ from .registry import DataError, RawFile, raw_file
 CHUNK = 1 << 20
 #: First 80-byte record of every SAS XPORT (v5) file.
 XPORT_MAGIC = b"HEADER RECORD*******LIBRARY HEADER RECORD!!!!!!!000000000000000000000000000000  "
-MIRROR_HINT = ("set data.mirror (or the environment variable ENSEMBLE_REPRO_MIRROR) to a directory "
-               "laid out like ../shared/data")
+MIRROR_HINT = (
+    "set data.mirror (or the environment variable ENSEMBLE_REPRO_MIRROR) to a directory "
+    "laid out like ../shared/data"
+)
 
 log = get_logger("data")
 
@@ -61,7 +63,8 @@ def raise_if_disk_full(err: BaseException, dest: Path, size: int | None) -> None
     raise DiskFullError(
         f"the disk is full: no space left in {dest.parent} ({os.strerror(err.errno)}, {free}) "
         f"while writing {dest.name}, which needs {need}. Free space on that file system (or run "
-        f"from a directory on a larger one) and rerun; the partial copy was deleted.") from None
+        f"from a directory on a larger one) and rerun; the partial copy was deleted."
+    ) from None
 
 
 def sha256_file(path: str | os.PathLike) -> str:
@@ -94,8 +97,11 @@ def mirror_candidates(mirror: Path, raw: RawFile) -> list[Path]:
     """Where the mirror may hold ``raw``: ``<group>/<filename>.gz``; MEPS also as zip or plain."""
     base = mirror / raw.group
     if raw.sha256 is None:  # MEPS: the AHRQ zip, the plain transport file, or gzip
-        return [base / Path(urllib.parse.urlparse(raw.url).path).name, base / raw.filename,
-                base / f"{raw.filename}.gz"]
+        return [
+            base / Path(urllib.parse.urlparse(raw.url).path).name,
+            base / raw.filename,
+            base / f"{raw.filename}.gz",
+        ]
     return [base / f"{raw.filename}.gz"]
 
 
@@ -113,12 +119,16 @@ def verify(path: Path, raw: RawFile, origin: str) -> None:
         with open(path, "rb") as fh:
             head = fh.read(len(XPORT_MAGIC))
         if head != XPORT_MAGIC:
-            raise ChecksumError(f"{origin} did not give a SAS XPORT file (first bytes {head[:20]!r}).")
+            raise ChecksumError(
+                f"{origin} did not give a SAS XPORT file (first bytes {head[:20]!r})."
+            )
         return
     actual = sha256_file(path)
     if actual != raw.sha256:
-        raise ChecksumError(f"{origin} gave a corrupt copy of {raw.filename}: sha256 {actual}, "
-                            f"expected {raw.sha256}; the copy was deleted.")
+        raise ChecksumError(
+            f"{origin} gave a corrupt copy of {raw.filename}: sha256 {actual}, "
+            f"expected {raw.sha256}; the copy was deleted."
+        )
 
 
 def _extract_member(archive: Path, raw: RawFile, dest: Path, origin: str) -> None:
@@ -168,8 +178,9 @@ def _from_url(url: str, raw: RawFile, tmp: Path, timeout: float, retries: int) -
     for attempt in range(1, retries + 1):
         try:
             if raw.member and urllib.parse.urlsplit(url).path.lower().endswith(".zip"):
-                fd, archive = tempfile.mkstemp(prefix=f".{raw.filename}.", suffix=".zip",
-                                               dir=tmp.parent)
+                fd, archive = tempfile.mkstemp(
+                    prefix=f".{raw.filename}.", suffix=".zip", dir=tmp.parent
+                )
                 os.close(fd)
                 try:
                     _download(url, Path(archive), timeout)
@@ -199,16 +210,22 @@ def _openml_url(raw: RawFile) -> str:
     """The download URL OpenML records for ``raw`` (dataset description lookup only)."""
     import openml
 
-    ds = openml.datasets.get_dataset(raw.openml_id, download_data=False, download_qualities=False,
-                                     download_features_meta_data=False)
+    ds = openml.datasets.get_dataset(
+        raw.openml_id,
+        download_data=False,
+        download_qualities=False,
+        download_features_meta_data=False,
+    )
     if str(raw.openml_file_id) not in ds.url:
-        raise DataError(f"OpenML dataset {raw.openml_id} now points at {ds.url}, "
-                        f"not file {raw.openml_file_id}.")
+        raise DataError(
+            f"OpenML dataset {raw.openml_id} now points at {ds.url}, not file {raw.openml_file_id}."
+        )
     return ds.url
 
 
-def fetch_raw(group: str, filename: str, data_cfg: Mapping[str, Any],
-              out_path: str | os.PathLike) -> str:
+def fetch_raw(
+    group: str, filename: str, data_cfg: Mapping[str, Any], out_path: str | os.PathLike
+) -> str:
     """Write raw file ``group/filename`` to ``out_path``; return a description of its source."""
     raw = raw_file(group, filename)
     out_path = Path(out_path)
@@ -241,12 +258,16 @@ def fetch_raw(group: str, filename: str, data_cfg: Mapping[str, Any],
                     try:
                         url = _openml_url(raw)
                     except Exception as err:  # the openml client raises its own error types
-                        raise DataError(f"OpenML lookup of dataset {raw.openml_id} failed "
-                                        f"({type(err).__name__}: {err})") from None
+                        raise DataError(
+                            f"OpenML lookup of dataset {raw.openml_id} failed "
+                            f"({type(err).__name__}: {err})"
+                        ) from None
                     _from_url(url, raw, tmp, timeout, retries)
                     origin = f"OpenML dataset {raw.openml_id} ({url})"
                 else:
-                    raise DataError(f"data.sources contains {source!r}; expected mirror, url or openml.")
+                    raise DataError(
+                        f"data.sources contains {source!r}; expected mirror, url or openml."
+                    )
         except _Skip:
             continue
         except DiskFullError:
@@ -261,7 +282,8 @@ def fetch_raw(group: str, filename: str, data_cfg: Mapping[str, Any],
         f"Could not fetch {raw.key} into {out_path}. Tried, in the order of data.sources "
         f"{list(data_cfg['sources'])}: " + "; ".join(tried) + ". To fix it, "
         f"{MIRROR_HINT}, or make the official URL {raw.url} reachable (data.base_url replaces its "
-        f"host), or place the file at {out_path} yourself.")
+        f"host), or place the file at {out_path} yourself."
+    )
 
 
 class _Skip(Exception):

@@ -48,8 +48,12 @@ class DataPlan:
     available: list[str]
     warnings: list[str] = field(default_factory=list)
     all_names: list[str] = field(default_factory=lambda: list(DATASETS))
-    all_groups: list[str] = field(default_factory=lambda: sorted({f.group for f in RAW_FILES.values()}))
-    all_filenames: list[str] = field(default_factory=lambda: sorted({f.filename for f in RAW_FILES.values()}))
+    all_groups: list[str] = field(
+        default_factory=lambda: sorted({f.group for f in RAW_FILES.values()})
+    )
+    all_filenames: list[str] = field(
+        default_factory=lambda: sorted({f.filename for f in RAW_FILES.values()})
+    )
 
     @staticmethod
     def raw_paths(name: str, raw_dir: str = "resources/raw") -> list[str]:
@@ -83,12 +87,20 @@ class _HashCache:
     def sha256(self, path: Path, gz: bool, expected: str | None) -> str:
         started_ns = time.time_ns()
         st = path.stat()
-        stamp = {"inode": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                 "ctime_ns": st.st_ctime_ns}
+        stamp = {
+            "inode": st.st_ino,
+            "size": st.st_size,
+            "mtime_ns": st.st_mtime_ns,
+            "ctime_ns": st.st_ctime_ns,
+        }
         key = str(path.resolve())
         hit = self.entries.get(key)
-        if (hit and {k: hit.get(k) for k in stamp} == stamp and hit["sha256"] == expected
-                and max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < hit["hashed_ns"]):
+        if (
+            hit
+            and {k: hit.get(k) for k in stamp} == stamp
+            and hit["sha256"] == expected
+            and max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < hit["hashed_ns"]
+        ):
             return hit["sha256"]
         digest = gunzip_sha256(path) if gz else sha256_file(path)
         self.entries[key] = {**stamp, "hashed_ns": started_ns, "sha256": digest}
@@ -101,25 +113,29 @@ class _HashCache:
 
 
 def _fix(path: Path) -> str:
-    return (f"Fix: re-copy {path.name} from the original mirror (../shared/data/"
-            f"{path.parent.name}/{path.name}), or point data.mirror (or ENSEMBLE_REPRO_MIRROR) at a "
-            f"complete mirror, or remove 'mirror' from data.sources to download the file from its "
-            f"official URL instead.")
+    return (
+        f"Fix: re-copy {path.name} from the original mirror (../shared/data/"
+        f"{path.parent.name}/{path.name}), or point data.mirror (or ENSEMBLE_REPRO_MIRROR) at a "
+        f"complete mirror, or remove 'mirror' from data.sources to download the file from its "
+        f"official URL instead."
+    )
 
 
 def _check_mirror_file(mirror: Path, raw: RawFile, cache: _HashCache, needed_by: str) -> None:
     path = mirror_candidates(mirror, raw)[0]
     if not path.is_file():
-        raise DataError(f"Mirror file {path} is missing (needed for the data set {needed_by}). "
-                        + _fix(path))
+        raise DataError(
+            f"Mirror file {path} is missing (needed for the data set {needed_by}). " + _fix(path)
+        )
     try:
         actual = cache.sha256(path, gz=True, expected=raw.sha256)
     except DataError as err:
         raise DataError(f"Mirror file {path} is corrupt: {err} " + _fix(path)) from None
     if actual != raw.sha256:
-        raise DataError(f"Mirror file {path} is corrupt: the sha256 of its decompressed content is "
-                        f"{actual}, expected {raw.sha256} (needed for the data set {needed_by}). "
-                        + _fix(path))
+        raise DataError(
+            f"Mirror file {path} is corrupt: the sha256 of its decompressed content is "
+            f"{actual}, expected {raw.sha256} (needed for the data set {needed_by}). " + _fix(path)
+        )
 
 
 def _is_xport(path: Path) -> bool:
@@ -147,13 +163,18 @@ def _url_answers(url: str, timeout: float) -> bool:
 
 def meps_missing_message(raw_dir: str, mirror: Path | None, fatal: bool = False) -> str:
     where = f"{mirror}/meps_2016/h192ssp.zip" if mirror else "<mirror>/meps_2016/h192ssp.zip"
-    status = ("and data.require_all is true" if fatal else "so the MEPS panels are skipped")
-    switch = ("Or set data.require_all: false to skip the MEPS panels with a warning." if fatal else
-              "Set data.require_all: true to make this an error instead of a warning.")
-    return (f"MEPS 2016 (HC-192) is not available, {status}. To include the MEPS panels, "
-            f"download {MEPS_URL} (AHRQ public-use file; its data use agreement applies) and "
-            f"put it at {where} (or unzip it and put h192.ssp at {raw_dir}/meps_2016/h192.ssp). "
-            f"{switch}")
+    status = "and data.require_all is true" if fatal else "so the MEPS panels are skipped"
+    switch = (
+        "Or set data.require_all: false to skip the MEPS panels with a warning."
+        if fatal
+        else "Set data.require_all: true to make this an error instead of a warning."
+    )
+    return (
+        f"MEPS 2016 (HC-192) is not available, {status}. To include the MEPS panels, "
+        f"download {MEPS_URL} (AHRQ public-use file; its data use agreement applies) and "
+        f"put it at {where} (or unzip it and put h192.ssp at {raw_dir}/meps_2016/h192.ssp). "
+        f"{switch}"
+    )
 
 
 def _meps_available(data_cfg: Mapping[str, Any], raw_dir: str, mirror: Path | None) -> bool:
@@ -161,8 +182,10 @@ def _meps_available(data_cfg: Mapping[str, Any], raw_dir: str, mirror: Path | No
     local = Path(raw_dir) / raw.group / raw.filename
     if local.is_file():
         if not _is_xport(local):
-            raise DataError(f"{local} is not a SAS XPORT file (wrong download?). Delete it and "
-                            f"download {MEPS_URL} again.")
+            raise DataError(
+                f"{local} is not a SAS XPORT file (wrong download?). Delete it and "
+                f"download {MEPS_URL} again."
+            )
         return True
     sources = data_cfg["sources"]
     if mirror is not None and "mirror" in sources:
@@ -173,16 +196,20 @@ def _meps_available(data_cfg: Mapping[str, Any], raw_dir: str, mirror: Path | No
     return False
 
 
-def preflight(data_cfg: Mapping[str, Any], prepared_names, raw_dir: str = "resources/raw") -> DataPlan:
+def preflight(
+    data_cfg: Mapping[str, Any], prepared_names, raw_dir: str = "resources/raw"
+) -> DataPlan:
     """Check that every raw file needed by ``prepared_names`` can be obtained (see module doc)."""
     names = prepared_names_for(prepared_names)
     sources = list(data_cfg["sources"])
     mirror = resolve_mirror(data_cfg)
     use_mirror = mirror is not None and "mirror" in sources
     if use_mirror and not mirror.is_dir():
-        raise DataError(f"data.mirror = {data_cfg['mirror']} ({mirror}) is not a directory. Point "
-                        f"data.mirror (or ENSEMBLE_REPRO_MIRROR) at a copy of ../shared/data, or set "
-                        f"it to null and remove 'mirror' from data.sources.")
+        raise DataError(
+            f"data.mirror = {data_cfg['mirror']} ({mirror}) is not a directory. Point "
+            f"data.mirror (or ENSEMBLE_REPRO_MIRROR) at a copy of ../shared/data, or set "
+            f"it to null and remove 'mirror' from data.sources."
+        )
     cache = _HashCache(Path(raw_dir).parent / ".mirror-verified.json")
     plan = DataPlan(available=[])
     try:
@@ -206,25 +233,33 @@ def preflight(data_cfg: Mapping[str, Any], prepared_names, raw_dir: str = "resou
     return plan
 
 
-def _check_raw(raw: RawFile, data_cfg: Mapping[str, Any], raw_dir: str, mirror: Path | None,
-               cache: _HashCache, name: str) -> None:
+def _check_raw(
+    raw: RawFile,
+    data_cfg: Mapping[str, Any],
+    raw_dir: str,
+    mirror: Path | None,
+    cache: _HashCache,
+    name: str,
+) -> None:
     local = Path(raw_dir) / raw.group / raw.filename
     if local.is_file():
         actual = cache.sha256(local, gz=False, expected=raw.sha256)
         if actual == raw.sha256:
             return
-        raise DataError(f"{local} is corrupt: sha256 {actual}, expected {raw.sha256}. Delete it "
-                        f"(rm {local}) and rerun; it will be fetched again.")
+        raise DataError(
+            f"{local} is corrupt: sha256 {actual}, expected {raw.sha256}. Delete it "
+            f"(rm {local}) and rerun; it will be fetched again."
+        )
     if mirror is not None:
         _check_mirror_file(mirror, raw, cache, name)
         return
     sources = data_cfg["sources"]
     if "url" in sources or ("openml" in sources and raw.openml_file_id is not None):
         return
-    raise DataError(f"No source can supply {raw.key} (needed for the data set {name}): "
-                    f"data.sources = {sources} and data.mirror is "
-                    f"{'not set' if not data_cfg.get('mirror') else 'not listed in data.sources'}. "
-                    f"Set data.mirror (or ENSEMBLE_REPRO_MIRROR) to a copy of ../shared/data, or add "
-                    f"'url' to data.sources, or put the file at {local}.")
-
-
+    raise DataError(
+        f"No source can supply {raw.key} (needed for the data set {name}): "
+        f"data.sources = {sources} and data.mirror is "
+        f"{'not set' if not data_cfg.get('mirror') else 'not listed in data.sources'}. "
+        f"Set data.mirror (or ENSEMBLE_REPRO_MIRROR) to a copy of ../shared/data, or add "
+        f"'url' to data.sources, or put the file at {local}."
+    )

@@ -52,43 +52,107 @@ class RawFile:
 
 
 _FILES = [
-    RawFile("communities_and_crime", "communities.data", f"{UCI}/communities/communities.data",
-            "09e0b5c07eae24c1efab19b2edee05e160e7f5743b6f31e31eec3d73624da2ea", 1102815),
-    RawFile("communities_and_crime", "communities.names", f"{UCI}/communities/communities.names",
-            "80914f24ab37261fb0fbda7e417cad8001335dadda4a8d702c265601ef8434fc", 27179),
-    RawFile("blogfeedback", "blogData_train.csv", f"{UCI}/00304/BlogFeedback.zip",
-            "f3cc953ea9913361be6d3bae2c393eef73eab57b1cb8e5bf8a22f1e5eb5dd05f", 65095322,
-            member="blogData_train.csv"),
+    RawFile(
+        "communities_and_crime",
+        "communities.data",
+        f"{UCI}/communities/communities.data",
+        "09e0b5c07eae24c1efab19b2edee05e160e7f5743b6f31e31eec3d73624da2ea",
+        1102815,
+    ),
+    RawFile(
+        "communities_and_crime",
+        "communities.names",
+        f"{UCI}/communities/communities.names",
+        "80914f24ab37261fb0fbda7e417cad8001335dadda4a8d702c265601ef8434fc",
+        27179,
+    ),
+    RawFile(
+        "blogfeedback",
+        "blogData_train.csv",
+        f"{UCI}/00304/BlogFeedback.zip",
+        "f3cc953ea9913361be6d3bae2c393eef73eab57b1cb8e5bf8a22f1e5eb5dd05f",
+        65095322,
+        member="blogData_train.csv",
+    ),
     RawFile("meps_2016", "h192.ssp", MEPS_URL, None, None, member="h192.ssp"),
-    RawFile("adult", "adult.data", f"{UCI}/adult/adult.data",
-            "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d", 3974305,
-            openml_id=1590),
-    RawFile("adult", "adult.test", f"{UCI}/adult/adult.test",
-            "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05", 2003153,
-            openml_id=1590),
-    RawFile("nomao", "nomao.arff", "https://www.openml.org/data/download/1592278/phpDYCOet",
-            "94b4e6229e434d04fb61f081e547c95ec0bfa99e9ea9e880acd5276d13b972e6", 20200787,
-            openml_id=1486, openml_file_id=1592278),
-    RawFile("uci_binary", "wdbc.data", f"{UCI}/breast-cancer-wisconsin/wdbc.data",
-            "d606af411f3e5be8a317a5a8b652b425aaf0ff38ca683d5327ffff94c3695f4a", 124103,
-            openml_id=1510),
-    RawFile("uci_binary", "ionosphere.data", f"{UCI}/ionosphere/ionosphere.data",
-            "46d52186b84e20be52918adb93e8fb9926b34795ff7504c24350ae0616a04bbd", 76467),
-    RawFile("uci_binary", "sonar.all-data",
-            f"{UCI}/undocumented/connectionist-bench/sonar/sonar.all-data",
-            "e90434cdbf00fcf93ffa911fe447ae25606979658e60f1d32e155c3b5240234d", 87776),
-    RawFile("uci_binary", "spambase.data", f"{UCI}/spambase/spambase.data",
-            "b1ef93de71f97714d3d7d4f58fc9f718da7bbc8ac8a150eff2778616a8097b12", 702942,
-            openml_id=44),
-    RawFile("uci_binary", "spambase.names", f"{UCI}/spambase/spambase.names",
-            "df418fab7923f929237b81efa0987ddfaf2d68cf61291243625aadc684d5ab6a", 3566),
-    RawFile("uci_binary", "data_banknote_authentication.txt",
-            f"{UCI}/00267/data_banknote_authentication.txt",
-            "d0539aaed2139ba7a587b3e34fb345ce503ff7d5d33dbf9912d8e195ce425cb9", 46400,
-            openml_id=1462),
-    RawFile("uci_binary", "german.data", f"{UCI}/statlog/german/german.data",
-            "b21f3d81db8071257d5ff1deaeba1fd4303b62712e6fcc9715c7a86202cb5871", 79793,
-            openml_id=31),
+    RawFile(
+        "adult",
+        "adult.data",
+        f"{UCI}/adult/adult.data",
+        "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+        3974305,
+        openml_id=1590,
+    ),
+    RawFile(
+        "adult",
+        "adult.test",
+        f"{UCI}/adult/adult.test",
+        "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+        2003153,
+        openml_id=1590,
+    ),
+    RawFile(
+        "nomao",
+        "nomao.arff",
+        "https://www.openml.org/data/download/1592278/phpDYCOet",
+        "94b4e6229e434d04fb61f081e547c95ec0bfa99e9ea9e880acd5276d13b972e6",
+        20200787,
+        openml_id=1486,
+        openml_file_id=1592278,
+    ),
+    RawFile(
+        "uci_binary",
+        "wdbc.data",
+        f"{UCI}/breast-cancer-wisconsin/wdbc.data",
+        "d606af411f3e5be8a317a5a8b652b425aaf0ff38ca683d5327ffff94c3695f4a",
+        124103,
+        openml_id=1510,
+    ),
+    RawFile(
+        "uci_binary",
+        "ionosphere.data",
+        f"{UCI}/ionosphere/ionosphere.data",
+        "46d52186b84e20be52918adb93e8fb9926b34795ff7504c24350ae0616a04bbd",
+        76467,
+    ),
+    RawFile(
+        "uci_binary",
+        "sonar.all-data",
+        f"{UCI}/undocumented/connectionist-bench/sonar/sonar.all-data",
+        "e90434cdbf00fcf93ffa911fe447ae25606979658e60f1d32e155c3b5240234d",
+        87776,
+    ),
+    RawFile(
+        "uci_binary",
+        "spambase.data",
+        f"{UCI}/spambase/spambase.data",
+        "b1ef93de71f97714d3d7d4f58fc9f718da7bbc8ac8a150eff2778616a8097b12",
+        702942,
+        openml_id=44,
+    ),
+    RawFile(
+        "uci_binary",
+        "spambase.names",
+        f"{UCI}/spambase/spambase.names",
+        "df418fab7923f929237b81efa0987ddfaf2d68cf61291243625aadc684d5ab6a",
+        3566,
+    ),
+    RawFile(
+        "uci_binary",
+        "data_banknote_authentication.txt",
+        f"{UCI}/00267/data_banknote_authentication.txt",
+        "d0539aaed2139ba7a587b3e34fb345ce503ff7d5d33dbf9912d8e195ce425cb9",
+        46400,
+        openml_id=1462,
+    ),
+    RawFile(
+        "uci_binary",
+        "german.data",
+        f"{UCI}/statlog/german/german.data",
+        "b21f3d81db8071257d5ff1deaeba1fd4303b62712e6fcc9715c7a86202cb5871",
+        79793,
+        openml_id=31,
+    ),
 ]
 
 #: Raw files by ``group/filename``.
@@ -105,21 +169,28 @@ class Dataset:
     n_features: int
 
 
-DATASETS: dict[str, Dataset] = {d.name: d for d in [
-    Dataset("communities", ("communities_and_crime/communities.data",
-                            "communities_and_crime/communities.names"), 1994, 99),
-    Dataset("blog", ("blogfeedback/blogData_train.csv",), 52397, 280),
-    Dataset("meps", ("meps_2016/h192.ssp",), 33005, 107),
-    Dataset("adult_train", ("adult/adult.data", "adult/adult.test"), 32561, 14),
-    Dataset("adult_test", ("adult/adult.data", "adult/adult.test"), 16281, 14),
-    Dataset("nomao", ("nomao/nomao.arff",), 34465, 118),
-    Dataset("wdbc", ("uci_binary/wdbc.data",), 569, 30),
-    Dataset("ionosphere", ("uci_binary/ionosphere.data",), 351, 34),
-    Dataset("sonar", ("uci_binary/sonar.all-data",), 208, 60),
-    Dataset("spambase", ("uci_binary/spambase.data", "uci_binary/spambase.names"), 4601, 57),
-    Dataset("banknote", ("uci_binary/data_banknote_authentication.txt",), 1372, 4),
-    Dataset("german", ("uci_binary/german.data",), 1000, 20),
-]}
+DATASETS: dict[str, Dataset] = {
+    d.name: d
+    for d in [
+        Dataset(
+            "communities",
+            ("communities_and_crime/communities.data", "communities_and_crime/communities.names"),
+            1994,
+            99,
+        ),
+        Dataset("blog", ("blogfeedback/blogData_train.csv",), 52397, 280),
+        Dataset("meps", ("meps_2016/h192.ssp",), 33005, 107),
+        Dataset("adult_train", ("adult/adult.data", "adult/adult.test"), 32561, 14),
+        Dataset("adult_test", ("adult/adult.data", "adult/adult.test"), 16281, 14),
+        Dataset("nomao", ("nomao/nomao.arff",), 34465, 118),
+        Dataset("wdbc", ("uci_binary/wdbc.data",), 569, 30),
+        Dataset("ionosphere", ("uci_binary/ionosphere.data",), 351, 34),
+        Dataset("sonar", ("uci_binary/sonar.all-data",), 208, 60),
+        Dataset("spambase", ("uci_binary/spambase.data", "uci_binary/spambase.names"), 4601, 57),
+        Dataset("banknote", ("uci_binary/data_banknote_authentication.txt",), 1372, 4),
+        Dataset("german", ("uci_binary/german.data",), 1000, 20),
+    ]
+}
 
 #: Config data-set names that stand for several prepared tables.
 _EXPANSIONS = {"adult": ("adult_train", "adult_test")}
@@ -145,7 +216,9 @@ def prepared_names_for(config_names) -> list[str]:
 def raw_files_for(name: str) -> list[RawFile]:
     """The raw files the recipe of prepared data set ``name`` reads."""
     if name not in DATASETS:
-        raise DataError(f"unknown prepared data set {name!r}; expected one of {', '.join(DATASETS)}.")
+        raise DataError(
+            f"unknown prepared data set {name!r}; expected one of {', '.join(DATASETS)}."
+        )
     return [RAW_FILES[k] for k in DATASETS[name].raw]
 
 

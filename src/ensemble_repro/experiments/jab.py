@@ -22,8 +22,13 @@ import zlib
 import numpy as np
 
 from ..conformal import core
-from ..conformal.estimators import (fit_models, loo_resamples, parallel_fit, predict_models,
-                                    predict_out_of_bag)
+from ..conformal.estimators import (
+    fit_models,
+    loo_resamples,
+    parallel_fit,
+    predict_models,
+    predict_out_of_bag,
+)
 from ..learners import make_learner
 
 JAB, JAB_FIXED, JAB_RANDOM = "J+aB", "J+aB fixed B", "J+aB random B"
@@ -38,8 +43,9 @@ def derived_seed(seed: int, *parts) -> int:
     return int(np.random.SeedSequence(words).generate_state(1)[0])
 
 
-def trial_split(n_total: int, n: int, trial_seed: int,
-                max_test: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def trial_split(
+    n_total: int, n: int, trial_seed: int, max_test: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The paper's split: numpy seeded with ``trial_seed`` draws n training rows without
     replacement; every other row is a test row. ``max_test`` (laptop-scale configs only) keeps
     a random subset of that many test rows, drawn next from the same generator, so the
@@ -58,8 +64,10 @@ def resample_size(n: int, m_ratio: float) -> int:
 
 
 def _metrics(lower, upper, y_test) -> dict:
-    return {"coverage": float(np.mean((y_test >= lower) & (y_test <= upper))),
-            "mean_width": float(np.mean(upper - lower))}
+    return {
+        "coverage": float(np.mean((y_test >= lower) & (y_test <= upper))),
+        "mean_width": float(np.mean(upper - lower)),
+    }
 
 
 def _quiet(fn, *args, **kwargs):
@@ -78,13 +86,28 @@ def _now() -> np.ndarray:
 def _timing(fit, predict, aggregation) -> dict:
     """Wall-clock seconds of each step (from :func:`_now` differences) and the CPU seconds of
     all three."""
-    return {"fit_seconds": float(fit[0]), "predict_seconds": float(predict[0]),
-            "aggregation_seconds": float(aggregation[0]),
-            "total_cpu_seconds": float(fit[1] + predict[1] + aggregation[1])}
+    return {
+        "fit_seconds": float(fit[0]),
+        "predict_seconds": float(predict[0]),
+        "aggregation_seconds": float(aggregation[0]),
+        "total_cpu_seconds": float(fit[1] + predict[1] + aggregation[1]),
+    }
 
 
-def jab_rows(X, y, X_test, y_test, learner: str, m: int, n_resamples: int, random_B: bool,
-             aggregations, alpha: float, rng, method_name: str) -> list[dict]:
+def jab_rows(
+    X,
+    y,
+    X_test,
+    y_test,
+    learner: str,
+    m: int,
+    n_resamples: int,
+    random_B: bool,
+    aggregations,
+    alpha: float,
+    rng,
+    method_name: str,
+) -> list[dict]:
     """J+aB (Algorithm 2) with every aggregation from one set of B fitted models, fitted in
     sequence in this process like J+ensemble's, so their wall-clock times compare."""
     n = len(y)
@@ -105,15 +128,33 @@ def jab_rows(X, y, X_test, y_test, learner: str, m: int, n_resamples: int, rando
         residuals = np.abs(y - core.oob_self_aggregate(train_pred, in_bag, agg))
         lower, upper = core.jab_interval(test_pred, in_bag, residuals, alpha, agg)
         metrics = _metrics(lower, upper, y_test)
-        rows.append({"aggregation": agg, "method": method_name, **metrics, "B": B, "n_fits": B,
-                     "models_per_loo": float(oob_counts.mean()),
-                     "empty_oob_sets": int((oob_counts == 0).sum()),
-                     **_timing(t1 - t0, t2 - t1, _now() - t3)})
+        rows.append(
+            {
+                "aggregation": agg,
+                "method": method_name,
+                **metrics,
+                "B": B,
+                "n_fits": B,
+                "models_per_loo": float(oob_counts.mean()),
+                "empty_oob_sets": int((oob_counts == 0).sum()),
+                **_timing(t1 - t0, t2 - t1, _now() - t3),
+            }
+        )
     return rows
 
 
-def loo_rows(X, y, X_test, y_test, learner: str, resample_sets, aggregations, alpha: float, rng,
-             method_name: str) -> list[dict]:
+def loo_rows(
+    X,
+    y,
+    X_test,
+    y_test,
+    learner: str,
+    resample_sets,
+    aggregations,
+    alpha: float,
+    rng,
+    method_name: str,
+) -> list[dict]:
     """Jackknife+ around n leave-one-out ensembles (J+ensemble, Algorithm 4; with one model per
     set and no aggregation, J+non-ensemble, Algorithm 5). Fits run in sequence in this process."""
     n = len(y)
@@ -123,7 +164,9 @@ def loo_rows(X, y, X_test, y_test, learner: str, resample_sets, aggregations, al
     fit_seconds = _now() - t0
     agg_seconds = {agg: np.zeros(2) for agg in aggregations}
     t = _now()
-    own = np.stack([predict_models(models, X[i:i + 1])[:, 0] for i, models in enumerate(model_sets)])
+    own = np.stack(
+        [predict_models(models, X[i : i + 1])[:, 0] for i, models in enumerate(model_sets)]
+    )
     predict_seconds = _now() - t
     residuals, lower, upper = {}, {}, {}
     for agg in aggregations:
@@ -146,9 +189,18 @@ def loo_rows(X, y, X_test, y_test, learner: str, resample_sets, aggregations, al
     for agg in aggregations:
         t = _now()
         metrics = _metrics(lower[agg], upper[agg], y_test)
-        rows.append({"aggregation": agg, "method": method_name, **metrics, "B": B, "n_fits": n * B,
-                     "models_per_loo": float(B), "empty_oob_sets": 0,
-                     **_timing(fit_seconds, predict_seconds, agg_seconds[agg] + _now() - t)})
+        rows.append(
+            {
+                "aggregation": agg,
+                "method": method_name,
+                **metrics,
+                "B": B,
+                "n_fits": n * B,
+                "models_per_loo": float(B),
+                "empty_oob_sets": 0,
+                **_timing(fit_seconds, predict_seconds, agg_seconds[agg] + _now() - t),
+            }
+        )
     return rows
 
 
@@ -161,60 +213,145 @@ def _with_totals(rows: list[dict], ident: dict) -> list[dict]:
     return out
 
 
-def _trial_setup(X, y, dataset, learner, m_ratio, trial, n, alpha, trial_seed_base,
-                 max_test_points):
+def _trial_setup(
+    X, y, dataset, learner, m_ratio, trial, n, alpha, trial_seed_base, max_test_points
+):
     """The trial's split (train X, y, test X, y), m, and the identifying columns of its rows."""
     train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
     m = resample_size(n, m_ratio)
-    ident = {"dataset": dataset, "learner": learner, "m_ratio": float(m_ratio), "m": m,
-             "trial": trial, "n": n, "n_test": len(test), "alpha": alpha}
+    ident = {
+        "dataset": dataset,
+        "learner": learner,
+        "m_ratio": float(m_ratio),
+        "m": m,
+        "trial": trial,
+        "n": n,
+        "n_test": len(test),
+        "alpha": alpha,
+    }
     return (X[train], y[train], X[test], y[test]), m, ident
 
 
-def main_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n: int,
-              n_resamples: int, aggregations, alpha: float, seed: int, trial_seed_base: int,
-              max_test_points: int | None = None) -> list[dict]:
+def main_cell(
+    X,
+    y,
+    *,
+    dataset: str,
+    learner: str,
+    m_ratio: float,
+    trial: int,
+    n: int,
+    n_resamples: int,
+    aggregations,
+    alpha: float,
+    seed: int,
+    trial_seed_base: int,
+    max_test_points: int | None = None,
+) -> list[dict]:
     """One trial of the main grid (Figures 1, 2, S1-S4): J+aB with random B matched per
     leave-one-out set to J+ensemble's B = n_resamples, and J+ensemble."""
-    (Xtr, ytr, Xte, yte), m, ident = _trial_setup(X, y, dataset, learner, m_ratio, trial, n, alpha,
-                                                  trial_seed_base, max_test_points)
+    (Xtr, ytr, Xte, yte), m, ident = _trial_setup(
+        X, y, dataset, learner, m_ratio, trial, n, alpha, trial_seed_base, max_test_points
+    )
     rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "jab"))
-    rows = jab_rows(Xtr, ytr, Xte, yte, learner, m, core.paper_n_resamples(n_resamples, n, m, "loo"),
-                    True, aggregations, alpha, rng, JAB)
+    rows = jab_rows(
+        Xtr,
+        ytr,
+        Xte,
+        yte,
+        learner,
+        m,
+        core.paper_n_resamples(n_resamples, n, m, "loo"),
+        True,
+        aggregations,
+        alpha,
+        rng,
+        JAB,
+    )
     rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "ens"))
     sets = [loo_resamples(n, i, m, n_resamples, True, rng) for i in range(n)]
     rows += loo_rows(Xtr, ytr, Xte, yte, learner, sets, aggregations, alpha, rng, JPLUS_ENSEMBLE)
     return _with_totals(rows, ident)
 
 
-def jplus_cell(X, y, *, dataset: str, learner: str, trial: int, n: int, alpha: float, seed: int,
-               trial_seed_base: int, max_test_points: int | None = None) -> list[dict]:
+def jplus_cell(
+    X,
+    y,
+    *,
+    dataset: str,
+    learner: str,
+    trial: int,
+    n: int,
+    alpha: float,
+    seed: int,
+    trial_seed_base: int,
+    max_test_points: int | None = None,
+) -> list[dict]:
     """One trial of J+non-ensemble (independent of m; drawn at every m/n in the figures)."""
     train, test = trial_split(len(y), n, trial_seed_base + trial, max_test_points)
     rng = np.random.RandomState(derived_seed(seed, "jplus", dataset, learner, trial))
     sets = [np.delete(np.arange(n), i)[None, :] for i in range(n)]
-    rows = loo_rows(X[train], y[train], X[test], y[test], learner, sets, ["mean"], alpha, rng,
-                    JPLUS)
+    rows = loo_rows(
+        X[train], y[train], X[test], y[test], learner, sets, ["mean"], alpha, rng, JPLUS
+    )
     rows[0]["aggregation"] = "none"
-    ident = {"dataset": dataset, "learner": learner, "m_ratio": np.nan, "m": n, "trial": trial,
-             "n": n, "n_test": len(test), "alpha": alpha}
+    ident = {
+        "dataset": dataset,
+        "learner": learner,
+        "m_ratio": np.nan,
+        "m": n,
+        "trial": trial,
+        "n": n,
+        "n_test": len(test),
+        "alpha": alpha,
+    }
     return _with_totals(rows, ident)
 
 
-def fixed_vs_random_cell(X, y, *, dataset: str, learner: str, m_ratio: float, trial: int, n: int,
-                         n_resamples: int, aggregations, alpha: float, seed: int,
-                         trial_seed_base: int,
-                         max_test_points: int | None = None) -> list[dict]:
+def fixed_vs_random_cell(
+    X,
+    y,
+    *,
+    dataset: str,
+    learner: str,
+    m_ratio: float,
+    trial: int,
+    n: int,
+    n_resamples: int,
+    aggregations,
+    alpha: float,
+    seed: int,
+    trial_seed_base: int,
+    max_test_points: int | None = None,
+) -> list[dict]:
     """One trial of Appendix D.3 (Figures S5-S10): J+aB with fixed B = n_resamples vs random
     B ~ Binomial(floor(n_resamples / (1 - 1/(n+1))^m), (1 - 1/(n+1))^m)."""
-    (Xtr, ytr, Xte, yte), m, ident = _trial_setup(X, y, dataset, learner, m_ratio, trial, n, alpha,
-                                                  trial_seed_base, max_test_points)
-    rng = np.random.RandomState(derived_seed(seed, "fvr", dataset, learner, m_ratio, trial, "fixed"))
-    rows = jab_rows(Xtr, ytr, Xte, yte, learner, m, n_resamples, False, aggregations, alpha, rng,
-                    JAB_FIXED)
-    rng = np.random.RandomState(derived_seed(seed, "fvr", dataset, learner, m_ratio, trial, "random"))
-    rows += jab_rows(Xtr, ytr, Xte, yte, learner, m, core.paper_n_resamples(n_resamples, n, m, "fits"),
-                     True, aggregations, alpha, rng, JAB_RANDOM)
+    (Xtr, ytr, Xte, yte), m, ident = _trial_setup(
+        X, y, dataset, learner, m_ratio, trial, n, alpha, trial_seed_base, max_test_points
+    )
+    rng = np.random.RandomState(
+        derived_seed(seed, "fvr", dataset, learner, m_ratio, trial, "fixed")
+    )
+    rows = jab_rows(
+        Xtr, ytr, Xte, yte, learner, m, n_resamples, False, aggregations, alpha, rng, JAB_FIXED
+    )
+    rng = np.random.RandomState(
+        derived_seed(seed, "fvr", dataset, learner, m_ratio, trial, "random")
+    )
+    rows += jab_rows(
+        Xtr,
+        ytr,
+        Xte,
+        yte,
+        learner,
+        m,
+        core.paper_n_resamples(n_resamples, n, m, "fits"),
+        True,
+        aggregations,
+        alpha,
+        rng,
+        JAB_RANDOM,
+    )
     return _with_totals(rows, ident)
 
 
@@ -227,8 +364,17 @@ def load_prepared(path) -> tuple[np.ndarray, np.ndarray]:
     return df.drop(columns="target").to_numpy(dtype=float), df["target"].to_numpy(dtype=float)
 
 
-def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict, seed: int,
-            m_ratio: float | None = None, n_jobs=None):
+def run_job(
+    kind: str,
+    table_path,
+    *,
+    dataset: str,
+    learner: str,
+    jab_cfg: dict,
+    seed: int,
+    m_ratio: float | None = None,
+    n_jobs=None,
+):
     """All trials of one (grid, data set, learner, m/n) job as a tidy DataFrame.
 
     ``kind`` is "main", "jplus" or "fixed_vs_random"; ``jab_cfg`` the config's ``jab`` section.
@@ -242,16 +388,24 @@ def run_job(kind: str, table_path, *, dataset: str, learner: str, jab_cfg: dict,
     from ..logs import Progress
 
     X, y = load_prepared(table_path)
-    common = {"dataset": dataset, "learner": learner, "alpha": jab_cfg["alpha"], "seed": seed,
-              "trial_seed_base": jab_cfg["trial_seed_base"],
-              "max_test_points": jab_cfg["max_test_points"]}
+    common = {
+        "dataset": dataset,
+        "learner": learner,
+        "alpha": jab_cfg["alpha"],
+        "seed": seed,
+        "trial_seed_base": jab_cfg["trial_seed_base"],
+        "max_test_points": jab_cfg["max_test_points"],
+    }
     trials = range(jab_cfg["n_trials"])
     progress = Progress(len(trials), f"jab {kind} {dataset} {learner} m/n={m_ratio}")
     rows = []
     with parallel_config(backend="loky", inner_max_num_threads=1):
         parts = Parallel(n_jobs=min(_n_workers(n_jobs), len(trials)), return_as="generator")(
-            delayed(_trial_rows)(kind, X, y, jab_cfg, common, m_ratio, t) for t in trials)
-        for trial, part in zip(trials, parts):  # in trial order whatever the worker count
+            delayed(_trial_rows)(kind, X, y, jab_cfg, common, m_ratio, t) for t in trials
+        )
+        for trial, part in zip(
+            trials, parts, strict=False
+        ):  # in trial order whatever the worker count
             rows += part
             progress.step(f"trial {trial}")
     return pd.DataFrame(rows)
@@ -261,8 +415,10 @@ def _n_workers(n_jobs) -> int:
     if n_jobs is None:
         return 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be a positive number of worker processes (the rule's "
-                         f"threads) or None for 1; got {n_jobs!r}")
+        raise ValueError(
+            f"n_jobs must be a positive number of worker processes (the rule's "
+            f"threads) or None for 1; got {n_jobs!r}"
+        )
     return n_jobs
 
 
@@ -288,12 +444,26 @@ def _trial_rows(kind, X, y, jab_cfg, common, m_ratio, trial) -> list[dict]:
     _warm_up(common["learner"], X, y)
     with threadpool_limits(limits=1):
         if kind == "main":
-            return main_cell(X, y, trial=trial, m_ratio=m_ratio, n=jab_cfg["main"]["n"],
-                             n_resamples=jab_cfg["main"]["n_resamples"],
-                             aggregations=jab_cfg["aggregations"], **common)
+            return main_cell(
+                X,
+                y,
+                trial=trial,
+                m_ratio=m_ratio,
+                n=jab_cfg["main"]["n"],
+                n_resamples=jab_cfg["main"]["n_resamples"],
+                aggregations=jab_cfg["aggregations"],
+                **common,
+            )
         if kind == "jplus":
             return jplus_cell(X, y, trial=trial, n=jab_cfg["main"]["n"], **common)
         grid = jab_cfg["fixed_vs_random"]
-        return fixed_vs_random_cell(X, y, trial=trial, m_ratio=m_ratio, n=grid["n"],
-                                    n_resamples=grid["n_resamples"],
-                                    aggregations=jab_cfg["aggregations"], **common)
+        return fixed_vs_random_cell(
+            X,
+            y,
+            trial=trial,
+            m_ratio=m_ratio,
+            n=grid["n"],
+            n_resamples=grid["n_resamples"],
+            aggregations=jab_cfg["aggregations"],
+            **common,
+        )

@@ -19,31 +19,50 @@ MISSING = "needs the AHRQ file"
 #: Seconds printed in Tables S1-S2 (J+aB, J+ensemble, J+non-ensemble; MacBook Air 2018).
 #: Table S3 (Communities) did not survive the text extraction of the paper.
 PAPER_SECONDS = {
-    "meps": {("ridge", "mean"): (0.2, 2.1, 0.4), ("ridge", "median"): (0.5, 2.8, 0.4),
-             ("ridge", "trimmed_mean"): (0.5, 2.7, 0.4), ("rf", "mean"): (3.0, 61.6, 4.9),
-             ("rf", "median"): (3.9, 63.1, 4.9), ("rf", "trimmed_mean"): (3.9, 56.4, 4.9),
-             ("nn", "mean"): (8.8, 257.7, 14.4), ("nn", "median"): (10.2, 213.8, 14.4),
-             ("nn", "trimmed_mean"): (10.0, 206.9, 14.4)},
-    "blog": {("ridge", "mean"): (0.5, 6.7, 1.5), ("ridge", "median"): (1.1, 9.1, 1.5),
-             ("ridge", "trimmed_mean"): (1.2, 9.0, 1.5), ("rf", "mean"): (8.7, 191.3, 11.1),
-             ("rf", "median"): (9.6, 197.3, 11.1), ("rf", "trimmed_mean"): (9.7, 197.1, 11.1),
-             ("nn", "mean"): (36.8, 835.8, 46.4), ("nn", "median"): (39.4, 891.3, 46.4),
-             ("nn", "trimmed_mean"): (37.7, 843.7, 46.4)},
+    "meps": {
+        ("ridge", "mean"): (0.2, 2.1, 0.4),
+        ("ridge", "median"): (0.5, 2.8, 0.4),
+        ("ridge", "trimmed_mean"): (0.5, 2.7, 0.4),
+        ("rf", "mean"): (3.0, 61.6, 4.9),
+        ("rf", "median"): (3.9, 63.1, 4.9),
+        ("rf", "trimmed_mean"): (3.9, 56.4, 4.9),
+        ("nn", "mean"): (8.8, 257.7, 14.4),
+        ("nn", "median"): (10.2, 213.8, 14.4),
+        ("nn", "trimmed_mean"): (10.0, 206.9, 14.4),
+    },
+    "blog": {
+        ("ridge", "mean"): (0.5, 6.7, 1.5),
+        ("ridge", "median"): (1.1, 9.1, 1.5),
+        ("ridge", "trimmed_mean"): (1.2, 9.0, 1.5),
+        ("rf", "mean"): (8.7, 191.3, 11.1),
+        ("rf", "median"): (9.6, 197.3, 11.1),
+        ("rf", "trimmed_mean"): (9.7, 197.1, 11.1),
+        ("nn", "mean"): (36.8, 835.8, 46.4),
+        ("nn", "median"): (39.4, 891.3, 46.4),
+        ("nn", "trimmed_mean"): (37.7, 843.7, 46.4),
+    },
     "communities": {},
 }
 
 #: Level and resamples of the percentile-bootstrap interval of the J+ensemble / J+aB time ratio.
 RATIO_LEVEL, N_BOOTSTRAP = 0.95, 2000
 #: How Tables S1-S3 times are taken (experiments.jab.run_job), for their headers.
-TIMING_NOTE = ("each method timed alone in one process with one BLAS thread, its model fits in "
-               "sequence (as in the paper), whatever the worker count; *_cpu_* columns: CPU "
-               "seconds of that process over the same spans (immune to other processes sharing "
-               "the core); ratio = mean J+ensemble / mean J+aB seconds with a "
-               f"{RATIO_LEVEL:.0%} percentile-bootstrap interval over trials (trials resampled, "
-               "J+aB and J+ensemble of a trial kept together)")
+TIMING_NOTE = (
+    "each method timed alone in one process with one BLAS thread, its model fits in "
+    "sequence (as in the paper), whatever the worker count; *_cpu_* columns: CPU "
+    "seconds of that process over the same spans (immune to other processes sharing "
+    "the core); ratio = mean J+ensemble / mean J+aB seconds with a "
+    f"{RATIO_LEVEL:.0%} percentile-bootstrap interval over trials (trials resampled, "
+    "J+aB and J+ensemble of a trial kept together)"
+)
 
-METHOD_STYLE = {JPLUS: "#7f7f7f", JPLUS_ENSEMBLE: "#1f77b4", JAB: "#d62728",
-                JAB_RANDOM: "#d62728", JAB_FIXED: "#2ca02c"}
+METHOD_STYLE = {
+    JPLUS: "#7f7f7f",
+    JPLUS_ENSEMBLE: "#1f77b4",
+    JAB: "#d62728",
+    JAB_RANDOM: "#d62728",
+    JAB_FIXED: "#2ca02c",
+}
 
 
 def expand_jplus(main: pd.DataFrame, jplus: pd.DataFrame, aggregations) -> pd.DataFrame:
@@ -55,14 +74,28 @@ def expand_jplus(main: pd.DataFrame, jplus: pd.DataFrame, aggregations) -> pd.Da
     return pd.concat([main] + parts, ignore_index=True) if parts else main
 
 
-def grid_figure(df: pd.DataFrame, *, metric: str, aggregation: str, methods, datasets, available,
-                learners, alpha: float, title: str):
+def grid_figure(
+    df: pd.DataFrame,
+    *,
+    metric: str,
+    aggregation: str,
+    methods,
+    datasets,
+    available,
+    learners,
+    alpha: float,
+    title: str,
+):
     """3 x 3 grid of box plots over trials (rows data sets, columns learners, x = m/n)."""
     import matplotlib.pyplot as plt
 
     paper_style()
-    fig, axes = plt.subplots(len(datasets), len(learners), figsize=(2.4 * len(learners) + 0.6,
-                             1.9 * len(datasets) + 0.6), squeeze=False)
+    fig, axes = plt.subplots(
+        len(datasets),
+        len(learners),
+        figsize=(2.4 * len(learners) + 0.6, 1.9 * len(datasets) + 0.6),
+        squeeze=False,
+    )
     sub = df[df["aggregation"] == aggregation]
     ratios = sorted(sub["m_ratio"].dropna().unique())
     width = 0.8 / max(len(methods), 1)
@@ -72,26 +105,45 @@ def grid_figure(df: pd.DataFrame, *, metric: str, aggregation: str, methods, dat
             if r == 0:
                 ax.set_title(LEARNER_LABEL[lrn])
             if c == 0:
-                ax.set_ylabel(f"{DATASET_LABEL[ds]}\n{'Coverage' if metric == 'coverage' else 'Width'}")
+                ax.set_ylabel(
+                    f"{DATASET_LABEL[ds]}\n{'Coverage' if metric == 'coverage' else 'Width'}"
+                )
             if r == len(datasets) - 1:
                 ax.set_xlabel("m/n")
             if ds not in available:
-                ax.text(0.5, 0.5, f"{DATASET_LABEL[ds]}:\n{MISSING}", ha="center", va="center",
-                        transform=ax.transAxes)
+                ax.text(
+                    0.5,
+                    0.5,
+                    f"{DATASET_LABEL[ds]}:\n{MISSING}",
+                    ha="center",
+                    va="center",
+                    transform=ax.transAxes,
+                )
                 ax.set_xticks([])
                 ax.set_yticks([])
                 continue
             cell = sub[(sub["dataset"] == ds) & (sub["learner"] == lrn)]
             for k, method in enumerate(methods):
-                data = [cell[(cell["method"] == method) & np.isclose(cell["m_ratio"], x)][metric].to_numpy()
-                        for x in ratios]
+                data = [
+                    cell[(cell["method"] == method) & np.isclose(cell["m_ratio"], x)][
+                        metric
+                    ].to_numpy()
+                    for x in ratios
+                ]
                 pos = np.arange(len(ratios)) + (k - (len(methods) - 1) / 2) * width
                 keep = [i for i, d in enumerate(data) if len(d)]
                 if not keep:
                     continue
-                bp = ax.boxplot([data[i] for i in keep], positions=pos[keep], widths=width * 0.85,
-                                patch_artist=True, manage_ticks=False, showfliers=True,
-                                flierprops={"markersize": 2}, medianprops={"color": "black"})
+                bp = ax.boxplot(
+                    [data[i] for i in keep],
+                    positions=pos[keep],
+                    widths=width * 0.85,
+                    patch_artist=True,
+                    manage_ticks=False,
+                    showfliers=True,
+                    flierprops={"markersize": 2},
+                    medianprops={"color": "black"},
+                )
                 for patch in bp["boxes"]:
                     patch.set_facecolor(METHOD_STYLE[method])
                     patch.set_alpha(0.6)
@@ -110,8 +162,9 @@ def grid_figure(df: pd.DataFrame, *, metric: str, aggregation: str, methods, dat
     return fig
 
 
-def ratio_interval(numerator, denominator, rng, level: float = RATIO_LEVEL,
-                   n_bootstrap: int = N_BOOTSTRAP) -> tuple[float, float, float]:
+def ratio_interval(
+    numerator, denominator, rng, level: float = RATIO_LEVEL, n_bootstrap: int = N_BOOTSTRAP
+) -> tuple[float, float, float]:
     """Ratio of mean times over paired trials and its percentile-bootstrap interval.
 
     Parameters
@@ -140,8 +193,10 @@ def ratio_interval(numerator, denominator, rng, level: float = RATIO_LEVEL,
     """
     num, den = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
     if num.ndim != 1 or num.shape != den.shape or not len(num):
-        raise ValueError(f"ratio_interval needs two equally long 1-D arrays of per-trial seconds, "
-                         f"one entry per trial; got shapes {num.shape} and {den.shape}")
+        raise ValueError(
+            f"ratio_interval needs two equally long 1-D arrays of per-trial seconds, "
+            f"one entry per trial; got shapes {num.shape} and {den.shape}"
+        )
     idx = rng.randint(len(num), size=(n_bootstrap, len(num)))
     boot = num[idx].mean(axis=1) / den[idx].mean(axis=1)
     low, high = np.percentile(boot, [50 * (1 - level), 50 * (1 + level)])
@@ -158,13 +213,28 @@ def _paired_seconds(cell: pd.DataFrame, column: str = "total_seconds") -> pd.Dat
 #: seconds of J+aB, J+ensemble, J+non-ensemble, of the ratio J+ensemble / J+aB and of its
 #: interval). Named ``*_seconds``: they vary run to run (io.drop_timing).
 CLOCKS = {
-    "wall": ("total_seconds", ("jab_seconds", "jplus_ensemble_seconds",
-                               "jplus_non_ensemble_seconds", "ensemble_over_jab_seconds",
-                               "ensemble_over_jab_low_seconds", "ensemble_over_jab_high_seconds")),
-    "cpu": ("total_cpu_seconds", ("jab_cpu_seconds", "jplus_ensemble_cpu_seconds",
-                                  "jplus_non_ensemble_cpu_seconds", "ensemble_over_jab_cpu_seconds",
-                                  "ensemble_over_jab_cpu_low_seconds",
-                                  "ensemble_over_jab_cpu_high_seconds")),
+    "wall": (
+        "total_seconds",
+        (
+            "jab_seconds",
+            "jplus_ensemble_seconds",
+            "jplus_non_ensemble_seconds",
+            "ensemble_over_jab_seconds",
+            "ensemble_over_jab_low_seconds",
+            "ensemble_over_jab_high_seconds",
+        ),
+    ),
+    "cpu": (
+        "total_cpu_seconds",
+        (
+            "jab_cpu_seconds",
+            "jplus_ensemble_cpu_seconds",
+            "jplus_non_ensemble_cpu_seconds",
+            "ensemble_over_jab_cpu_seconds",
+            "ensemble_over_jab_cpu_low_seconds",
+            "ensemble_over_jab_cpu_high_seconds",
+        ),
+    ),
 }
 
 
@@ -204,11 +274,20 @@ def _clock_columns(cell: pd.DataFrame, jplus: pd.DataFrame, clock: str, rng) -> 
     pairs = _paired_seconds(cell, column)
     ratio = time_ratio(cell, column, rng)
     means = (pairs[JAB].mean(), pairs[JPLUS_ENSEMBLE].mean(), jplus[column].mean())
-    return dict(zip(names, means + ratio))
+    return dict(zip(names, means + ratio, strict=False))
 
 
-def wallclock_table(main: pd.DataFrame, jplus: pd.DataFrame, *, dataset: str, m_ratio: float,
-                    learners, aggregations, available: bool, seed: int) -> pd.DataFrame:
+def wallclock_table(
+    main: pd.DataFrame,
+    jplus: pd.DataFrame,
+    *,
+    dataset: str,
+    m_ratio: float,
+    learners,
+    aggregations,
+    available: bool,
+    seed: int,
+) -> pd.DataFrame:
     """Tables S1-S3: mean seconds over trials at m = m_ratio * n, wall clock and CPU, with the
     ratio J+ensemble / J+aB and its interval (:func:`ratio_interval`, resamples seeded from
     ``seed`` and the table cell), next to the paper's seconds."""
@@ -218,8 +297,12 @@ def wallclock_table(main: pd.DataFrame, jplus: pd.DataFrame, *, dataset: str, m_
             paper = PAPER_SECONDS[dataset].get((lrn, agg), (np.nan,) * 3)
             row = {"learner": lrn, "aggregation": agg}
             if available:
-                cell = main[(main["dataset"] == dataset) & (main["learner"] == lrn)
-                            & (main["aggregation"] == agg) & np.isclose(main["m_ratio"], m_ratio)]
+                cell = main[
+                    (main["dataset"] == dataset)
+                    & (main["learner"] == lrn)
+                    & (main["aggregation"] == agg)
+                    & np.isclose(main["m_ratio"], m_ratio)
+                ]
                 jp = jplus[(jplus["dataset"] == dataset) & (jplus["learner"] == lrn)]
                 for clock in CLOCKS:
                     rng = np.random.RandomState(derived_seed(seed, "wallclock", dataset, lrn, agg))
@@ -228,8 +311,12 @@ def wallclock_table(main: pd.DataFrame, jplus: pd.DataFrame, *, dataset: str, m_
             else:
                 row.update({name: np.nan for _, names in CLOCKS.values() for name in names})
                 row.update(trials=0, status=MISSING)
-            row.update(paper_jab=paper[0], paper_jplus_ensemble=paper[1],
-                       paper_jplus_non_ensemble=paper[2], paper_ensemble_over_jab=paper[1] / paper[0])
+            row.update(
+                paper_jab=paper[0],
+                paper_jplus_ensemble=paper[1],
+                paper_jplus_non_ensemble=paper[2],
+                paper_ensemble_over_jab=paper[1] / paper[0],
+            )
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -244,32 +331,54 @@ def _fmt_ratio(value, low=None, high=None) -> str:
     return f"{value:.1f}" + ("" if low is None else f" [{low:.1f}, {high:.1f}]")
 
 
-def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | None,
-                  tables: dict[str, pd.DataFrame], *, alpha: float, missing: list[str],
-                  n_loo: int, m_timing: int) -> str:
+def paper_vs_ours(
+    main: pd.DataFrame,
+    jplus: pd.DataFrame,
+    fvr: pd.DataFrame | None,
+    tables: dict[str, pd.DataFrame],
+    *,
+    alpha: float,
+    missing: list[str],
+    n_loo: int,
+    m_timing: int,
+) -> str:
     """Markdown: each claim of the spec's last section next to the measured numbers."""
     target = 1 - alpha
-    lines = ["# Jackknife+-after-bootstrap: paper vs ours", "",
-             "Generated from results/jab/*.csv (aggregation = mean unless stated). "
-             "Coverage 'near' 1 - alpha means within 0.05 of it.", ""]
+    lines = [
+        "# Jackknife+-after-bootstrap: paper vs ours",
+        "",
+        "Generated from results/jab/*.csv (aggregation = mean unless stated). "
+        "Coverage 'near' 1 - alpha means within 0.05 of it.",
+        "",
+    ]
     if missing:
         lines += [f"Data sets not run ({MISSING}): {', '.join(missing)}.", ""]
     mean_rows = pd.concat([main[main["aggregation"] == "mean"], jplus], ignore_index=True)
     cov = _panel_means(mean_rows, "coverage")
-    lines += ["## 1. Coverage of all three methods is near 0.9 in every panel", "",
-              "| data set | learner | " + " | ".join(cov.columns) + " | holds |", "|---|---|"
-              + "---|" * (len(cov.columns) + 1)]
+    lines += [
+        "## 1. Coverage of all three methods is near 0.9 in every panel",
+        "",
+        "| data set | learner | " + " | ".join(cov.columns) + " | holds |",
+        "|---|---|" + "---|" * (len(cov.columns) + 1),
+    ]
     all_ok = True
     for (ds, lrn), row in cov.iterrows():
         ok = bool(np.all(np.abs(row.to_numpy(dtype=float) - target) <= 0.05))
         all_ok &= ok
-        lines.append(f"| {ds} | {lrn} | " + " | ".join(f"{v:.3f}" for v in row) + f" | {'yes' if ok else 'no'} |")
+        lines.append(
+            f"| {ds} | {lrn} | "
+            + " | ".join(f"{v:.3f}" for v in row)
+            + f" | {'yes' if ok else 'no'} |"
+        )
     lines += ["", f"Overall: {'holds' if all_ok else 'does not hold in every panel'}.", ""]
 
     width = _panel_means(mean_rows, "mean_width")
-    lines += ["## 2. J+aB and J+ensemble widths show no consistent winner", "",
-              "| data set | learner | width J+aB | width J+ensemble | ratio J+aB / J+ensemble |",
-              "|---|---|---|---|---|"]
+    lines += [
+        "## 2. J+aB and J+ensemble widths show no consistent winner",
+        "",
+        "| data set | learner | width J+aB | width J+ensemble | ratio J+aB / J+ensemble |",
+        "|---|---|---|---|---|",
+    ]
     ratios = []
     for (ds, lrn), row in width.iterrows():
         ratio = row[JAB] / row[JPLUS_ENSEMBLE]
@@ -277,13 +386,20 @@ def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | N
         lines.append(f"| {ds} | {lrn} | {row[JAB]:.4g} | {row[JPLUS_ENSEMBLE]:.4g} | {ratio:.3f} |")
     ratios = np.array(ratios)
     consistent = bool(np.all(ratios < 0.95) or np.all(ratios > 1.05))
-    lines += ["", f"J+aB narrower in {int((ratios < 1).sum())} of {len(ratios)} panels; "
-              f"ratios {ratios.min():.3f}-{ratios.max():.3f}. Claim "
-              f"{'does not hold (consistent winner)' if consistent else 'holds'}.", ""]
+    lines += [
+        "",
+        f"J+aB narrower in {int((ratios < 1).sum())} of {len(ratios)} panels; "
+        f"ratios {ratios.min():.3f}-{ratios.max():.3f}. Claim "
+        f"{'does not hold (consistent winner)' if consistent else 'holds'}.",
+        "",
+    ]
 
-    lines += ["## 3. Ensembles narrower than J+non-ensemble for RF (and NN at some m), not for Ridge", "",
-              "| data set | learner | J+aB / J+non-ensemble | J+ensemble / J+non-ensemble | ensemble narrower |",
-              "|---|---|---|---|---|"]
+    lines += [
+        "## 3. Ensembles narrower than J+non-ensemble for RF (and NN at some m), not for Ridge",
+        "",
+        "| data set | learner | J+aB / J+non-ensemble | J+ensemble / J+non-ensemble | ensemble narrower |",
+        "|---|---|---|---|---|",
+    ]
     verdict = []
     for (ds, lrn), row in width.iterrows():
         r1, r2 = row[JAB] / row[JPLUS], row[JPLUS_ENSEMBLE] / row[JPLUS]
@@ -292,15 +408,25 @@ def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | N
         lines.append(f"| {ds} | {lrn} | {r1:.3f} | {r2:.3f} | {'yes' if narrower else 'no'} |")
     rf = [v for lrn, v in verdict if lrn == "rf"]
     ridge = [v for lrn, v in verdict if lrn == "ridge"]
-    lines += ["", f"RF panels with narrower ensemble intervals: {sum(rf)} of {len(rf)}; "
-              f"Ridge: {sum(ridge)} of {len(ridge)}. Claim "
-              f"{'holds' if rf and all(rf) and not any(ridge) else 'holds only partly'}.", ""]
+    lines += [
+        "",
+        f"RF panels with narrower ensemble intervals: {sum(rf)} of {len(rf)}; "
+        f"Ridge: {sum(ridge)} of {len(ridge)}. Claim "
+        f"{'holds' if rf and all(rf) and not any(ridge) else 'holds only partly'}.",
+        "",
+    ]
 
     if fvr is not None and len(fvr):
-        lines += ["## 4. Fixed and random B behave essentially the same (n = 200)", "",
-                  "| data set | learner | aggregation | coverage fixed | coverage random | width ratio random / fixed | same |",
-                  "|---|---|---|---|---|---|---|"]
-        g = fvr.groupby(["dataset", "learner", "aggregation", "method"])[["coverage", "mean_width"]].mean()
+        lines += [
+            "## 4. Fixed and random B behave essentially the same (n = 200)",
+            "",
+            "| data set | learner | aggregation | coverage fixed | coverage random "
+            "| width ratio random / fixed | same |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        g = fvr.groupby(["dataset", "learner", "aggregation", "method"])[
+            ["coverage", "mean_width"]
+        ].mean()
         same_all = True
         for (ds, lrn, agg), sub in g.groupby(level=[0, 1, 2]):
             sub = sub.droplevel([0, 1, 2])
@@ -308,32 +434,54 @@ def paper_vs_ours(main: pd.DataFrame, jplus: pd.DataFrame, fvr: pd.DataFrame | N
             wr = sub.loc[JAB_RANDOM, "mean_width"] / sub.loc[JAB_FIXED, "mean_width"]
             same = abs(cf - cr) <= 0.02 and abs(wr - 1) <= 0.05
             same_all &= same
-            lines.append(f"| {ds} | {lrn} | {agg} | {cf:.3f} | {cr:.3f} | {wr:.3f} | {'yes' if same else 'no'} |")
-        lines += ["", "Same = |coverage difference| <= 0.02 and width ratio within 5%. "
-                  f"Claim {'holds' if same_all else 'holds only partly'}.", ""]
+            lines.append(
+                f"| {ds} | {lrn} | {agg} | {cf:.3f} | {cr:.3f} | {wr:.3f} | {'yes' if same else 'no'} |"
+            )
+        lines += [
+            "",
+            "Same = |coverage difference| <= 0.02 and width ratio within 5%. "
+            f"Claim {'holds' if same_all else 'holds only partly'}.",
+            "",
+        ]
 
-    lines += ["## 5. Wall clock (Tables S1-S3): J+ensemble / J+aB time ratio", "",
-              f"Ours: {TIMING_NOTE}.", "",
-              ("| table | data set | learner | aggregation | ours, wall clock "
-               f"[{RATIO_LEVEL:.0%} interval] | ours, CPU [same] | paper |"),
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "## 5. Wall clock (Tables S1-S3): J+ensemble / J+aB time ratio",
+        "",
+        f"Ours: {TIMING_NOTE}.",
+        "",
+        (
+            "| table | data set | learner | aggregation | ours, wall clock "
+            f"[{RATIO_LEVEL:.0%} interval] | ours, CPU [same] | paper |"
+        ),
+        "|---|---|---|---|---|---|---|",
+    ]
     for ds, tab in tables.items():
         for _, r in tab.iterrows():
-            ours, cpu, paper = (_fmt_ratio(*(r[c] for c in CLOCKS["wall"][1][3:])),
-                                _fmt_ratio(*(r[c] for c in CLOCKS["cpu"][1][3:])),
-                                _fmt_ratio(r["paper_ensemble_over_jab"]))
-            lines.append(f"| {JAB_TABLES[ds]} | {ds} | {r['learner']} | {r['aggregation']} "
-                         f"| {ours} | {cpu} | {paper} |")
+            ours, cpu, paper = (
+                _fmt_ratio(*(r[c] for c in CLOCKS["wall"][1][3:])),
+                _fmt_ratio(*(r[c] for c in CLOCKS["cpu"][1][3:])),
+                _fmt_ratio(r["paper_ensemble_over_jab"]),
+            )
+            lines.append(
+                f"| {JAB_TABLES[ds]} | {ds} | {r['learner']} | {r['aggregation']} "
+                f"| {ours} | {cpu} | {paper} |"
+            )
     fits = n_loo * (1 - 1 / n_loo) ** m_timing
-    lines += ["", "Only ratios carry across machines. The ratio of model fits is n B / E[B] = "
-              f"n (1 - 1/n)^m = {fits:.1f} at n = {n_loo}, m = {m_timing} (paper: about 22 at "
-              "n = 40, m = 24): the time ratio approaches it when fitting dominates.", ""]
+    lines += [
+        "",
+        "Only ratios carry across machines. The ratio of model fits is n B / E[B] = "
+        f"n (1 - 1/n)^m = {fits:.1f} at n = {n_loo}, m = {m_timing} (paper: about 22 at "
+        "n = 40, m = 24): the time ratio approaches it when fitting dominates.",
+        "",
+    ]
     return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------- workflow outputs
 def _sorted(df: pd.DataFrame) -> pd.DataFrame:
-    keys = [c for c in ("dataset", "learner", "method", "aggregation", "m_ratio", "trial") if c in df]
+    keys = [
+        c for c in ("dataset", "learner", "method", "aggregation", "m_ratio", "trial") if c in df
+    ]
     return df.sort_values(keys, kind="stable").reset_index(drop=True) if len(df) else df
 
 
@@ -342,8 +490,13 @@ def _read_all(paths) -> pd.DataFrame:
     return _sorted(pd.concat(frames, ignore_index=True)) if frames else pd.DataFrame()
 
 
-def write_collected(cells: Mapping[str, Sequence], tables: Mapping[str, str], *,
-                    params: Mapping, meta: Sequence = ()) -> None:
+def write_collected(
+    cells: Mapping[str, Sequence],
+    tables: Mapping[str, str],
+    *,
+    params: Mapping,
+    meta: Sequence = (),
+) -> None:
     """One tidy table per grid from its job files, with a provenance sidecar.
 
     ``cells`` maps each grid name (main, jplus, fvr) to its job parquet files, ``tables`` to the
@@ -365,8 +518,9 @@ def _read_csv(path) -> pd.DataFrame:
         return pd.DataFrame()
 
 
-def write_figures(main, jplus, fvr, figures: Mapping[str, tuple], *, jab_cfg: dict,
-                  missing) -> None:
+def write_figures(
+    main, jplus, fvr, figures: Mapping[str, tuple], *, jab_cfg: dict, missing
+) -> None:
     """Each paper figure of ``figures`` (figure id -> (pdf path, png path)) from the tidy
     tables ``main``, ``jplus`` and ``fvr`` (CSV paths)."""
     from ..plotting import save_figure
@@ -384,16 +538,35 @@ def write_figures(main, jplus, fvr, figures: Mapping[str, tuple], *, jab_cfg: di
         else:
             df, methods, n = fvr, [JAB_RANDOM, JAB_FIXED], jab_cfg["fixed_vs_random"]["n"]
         what = "coverage" if metric == "coverage" else "interval width"
-        title = (f"Figure {fid}: {what}, aggregation = {AGG_LABEL[agg]}, n = {n}, "
-                 f"{jab_cfg['n_trials']} trials")
-        fig = grid_figure(df, metric=metric, aggregation=agg, methods=methods, datasets=datasets,
-                          available=available, learners=jab_cfg["learners"],
-                          alpha=jab_cfg["alpha"], title=title)
+        title = (
+            f"Figure {fid}: {what}, aggregation = {AGG_LABEL[agg]}, n = {n}, "
+            f"{jab_cfg['n_trials']} trials"
+        )
+        fig = grid_figure(
+            df,
+            metric=metric,
+            aggregation=agg,
+            methods=methods,
+            datasets=datasets,
+            available=available,
+            learners=jab_cfg["learners"],
+            alpha=jab_cfg["alpha"],
+            title=title,
+        )
         save_figure(fig, pdf, png)
 
 
-def write_tables(main, jplus, fvr, tables: Mapping[str, tuple], paper_vs_ours_path, *,
-                 params: Mapping, missing, meta: Sequence = ()) -> None:
+def write_tables(
+    main,
+    jplus,
+    fvr,
+    tables: Mapping[str, tuple],
+    paper_vs_ours_path,
+    *,
+    params: Mapping,
+    missing,
+    meta: Sequence = (),
+) -> None:
     """Tables S1-S3 (``tables``: data set -> (csv path, md path); CSV + Markdown + provenance
     from ``params``, the rule's config subset) and paper_vs_ours.md, from the tidy tables."""
     from ..io import write_csv, write_markdown, write_text
@@ -403,19 +576,35 @@ def write_tables(main, jplus, fvr, tables: Mapping[str, tuple], paper_vs_ours_pa
     main, jplus, fvr = _read_csv(main), _read_csv(jplus), _read_csv(fvr)
     wallclock = {}
     for ds, (csv, md) in tables.items():
-        tab = wallclock_table(main, jplus, dataset=ds, m_ratio=jab_cfg["timing_m_ratio"],
-                              learners=jab_cfg["learners"], aggregations=jab_cfg["aggregations"],
-                              available=ds not in missing, seed=params["seed"])
+        tab = wallclock_table(
+            main,
+            jplus,
+            dataset=ds,
+            m_ratio=jab_cfg["timing_m_ratio"],
+            learners=jab_cfg["learners"],
+            aggregations=jab_cfg["aggregations"],
+            available=ds not in missing,
+            seed=params["seed"],
+        )
         wallclock[ds] = tab
-        title = (f"Table {JAB_TABLES[ds]}: mean seconds (wall clock, CPU) over "
-                 f"{jab_cfg['n_trials']} trials, {DATASET_LABEL[ds]}, "
-                 f"m = {jab_cfg['timing_m_ratio']:g} n; {TIMING_NOTE} "
-                 "(paper's seconds: MacBook Air 2018; only ratios compare)")
+        title = (
+            f"Table {JAB_TABLES[ds]}: mean seconds (wall clock, CPU) over "
+            f"{jab_cfg['n_trials']} trials, {DATASET_LABEL[ds]}, "
+            f"m = {jab_cfg['timing_m_ratio']:g} n; {TIMING_NOTE} "
+            "(paper's seconds: MacBook Air 2018; only ratios compare)"
+        )
         write_csv(tab, csv)
         write_markdown(tab, md, title=title, floatfmt=".3g")
         write_provenance(csv, config=params, seed=params["seed"], inputs=list(meta))
     n = jab_cfg["main"]["n"]
-    text = paper_vs_ours(main, jplus, fvr if len(fvr) else None, wallclock,
-                         alpha=jab_cfg["alpha"], missing=list(missing), n_loo=n,
-                         m_timing=resample_size(n, jab_cfg["timing_m_ratio"]))
+    text = paper_vs_ours(
+        main,
+        jplus,
+        fvr if len(fvr) else None,
+        wallclock,
+        alpha=jab_cfg["alpha"],
+        missing=list(missing),
+        n_loo=n,
+        m_timing=resample_size(n, jab_cfg["timing_m_ratio"]),
+    )
     write_text(paper_vs_ours_path, text)

@@ -15,10 +15,14 @@ from ..config import ConfigError
 # ---------------------------------------------------------------- J+aB (Kim, Xu & Barber 2020)
 #: Paper figure numbers: (grid, aggregation, metric) -> figure id.
 JAB_FIGURES = {
-    ("main", "mean", "coverage"): "1", ("main", "mean", "mean_width"): "2",
-    ("main", "median", "coverage"): "S1", ("main", "median", "mean_width"): "S2",
-    ("main", "trimmed_mean", "coverage"): "S3", ("main", "trimmed_mean", "mean_width"): "S4",
-    ("fixed_vs_random", "mean", "coverage"): "S5", ("fixed_vs_random", "mean", "mean_width"): "S6",
+    ("main", "mean", "coverage"): "1",
+    ("main", "mean", "mean_width"): "2",
+    ("main", "median", "coverage"): "S1",
+    ("main", "median", "mean_width"): "S2",
+    ("main", "trimmed_mean", "coverage"): "S3",
+    ("main", "trimmed_mean", "mean_width"): "S4",
+    ("fixed_vs_random", "mean", "coverage"): "S5",
+    ("fixed_vs_random", "mean", "mean_width"): "S6",
     ("fixed_vs_random", "median", "coverage"): "S7",
     ("fixed_vs_random", "median", "mean_width"): "S8",
     ("fixed_vs_random", "trimmed_mean", "coverage"): "S9",
@@ -32,8 +36,9 @@ def jab_figure_ids(aggregations, fixed_vs_random: bool) -> list[str]:
     """Ids of the figures a J+aB run draws: the configured aggregations' figures, and the
     fixed-vs-random ones (S5-S10) only when that grid runs; in the paper's order."""
     grids = ("main", "fixed_vs_random") if fixed_vs_random else ("main",)
-    return [fid for (grid, agg, _), fid in JAB_FIGURES.items()
-            if grid in grids and agg in aggregations]
+    return [
+        fid for (grid, agg, _), fid in JAB_FIGURES.items() if grid in grids and agg in aggregations
+    ]
 
 
 def jab_figure_name(fid: str) -> str:
@@ -66,8 +71,9 @@ def sensitivity_methods(setting: str) -> list[str]:
 def qwyc_method_names(q: Mapping[str, Any]) -> list[str]:
     """Sweep methods of a ``qwyc:`` config section: QWYC*, QWYC thresholds on each fixed
     ordering, Fan on each of its orderings."""
-    return ([f"qwyc_{o}" for o in ["joint"] + list(q["orderings"])]
-            + [f"fan_{o}" for o in q["fan"]["orderings"]])
+    return [f"qwyc_{o}" for o in ["joint"] + list(q["orderings"])] + [
+        f"fan_{o}" for o in q["fan"]["orderings"]
+    ]
 
 
 def check_qwyc_methods(q: Mapping[str, Any], source: str = "the config file") -> None:
@@ -81,7 +87,8 @@ def check_qwyc_methods(q: Mapping[str, Any], source: str = "the config file") ->
             "Invalid configuration:\n  - config value qwyc.fan.orderings = "
             f"{list(q['fan']['orderings'])!r} lacks individual_mse: Fan* (Fan et al. on the "
             "individual-MSE ordering) is the baseline of the QWYC timing table and claims. "
-            f"Add individual_mse to qwyc.fan.orderings in {source}.")
+            f"Add individual_mse to qwyc.fan.orderings in {source}."
+        )
 
 
 # ---------------------------------------------------------------- knapsack (Hajdu et al. 2020)
@@ -92,8 +99,10 @@ SYNTHETIC_PREFIX = "synthetic_n"
 KNAPSACK_TABLES = {
     "summary": ("selection_summary", "Selection strategies: mean over seeds"),
     "savings": ("stopping_savings", "Evaluations saved by the stopping rule"),
-    "levels": ("stopping_levels",
-               "Stopping rule: evaluations saved vs accuracy lost per STOP level"),
+    "levels": (
+        "stopping_levels",
+        "Stopping rule: evaluations saved vs accuracy lost per STOP level",
+    ),
     "rule_check": ("stopping_rule_check", "Stopping threshold vs greedy start and optimum"),
     "costs": ("cost_model", "FLOP cost model vs measured training time"),
 }

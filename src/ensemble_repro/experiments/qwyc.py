@@ -24,28 +24,43 @@ from ..qwyc.cascade import partial_sums
 from ..qwyc.estimators import BUDGET_RULES
 from ..qwyc.timing import CascadeTimer, never_stop
 from ..qwyc.trees import FlatForest, sequential_sum, split_gain
-from .names import FAN_STAR, QWYC_STAR, SENSITIVITY_METHODS, TIMING_METHODS, sensitivity_methods
+from .names import FAN_STAR, QWYC_STAR, TIMING_METHODS, sensitivity_methods
 
 log = get_logger("qwyc")
 
 #: Paper names of the methods in figures and tables.
-LABELS = {"qwyc_joint": "QWYC*", "qwyc_natural": "QWYC thr., natural order",
-          "qwyc_random": "QWYC thr., random order", "qwyc_individual_mse": "QWYC thr., indiv. MSE",
-          "qwyc_greedy_mse": "QWYC thr., greedy MSE", "fan_individual_mse": "Fan*",
-          "fan_natural": "Fan, natural order", "fan_greedy_mse": "Fan, greedy MSE",
-          "fan_random": "Fan, random order", "fan_joint": "Fan, QWYC* order",
-          "smaller_same_lr": "smaller GBT (same lr)", "smaller_tuned_lr": "smaller GBT (lr tuned)"}
+LABELS = {
+    "qwyc_joint": "QWYC*",
+    "qwyc_natural": "QWYC thr., natural order",
+    "qwyc_random": "QWYC thr., random order",
+    "qwyc_individual_mse": "QWYC thr., indiv. MSE",
+    "qwyc_greedy_mse": "QWYC thr., greedy MSE",
+    "fan_individual_mse": "Fan*",
+    "fan_natural": "Fan, natural order",
+    "fan_greedy_mse": "Fan, greedy MSE",
+    "fan_random": "Fan, random order",
+    "fan_joint": "Fan, QWYC* order",
+    "smaller_same_lr": "smaller GBT (same lr)",
+    "smaller_tuned_lr": "smaller GBT (lr tuned)",
+}
 
 
 def switches(q: dict) -> dict:
     """The inferred ([I]) choices of the ``qwyc:`` config section, as written into every row."""
     fan = q["fan"]
-    return {"budget_rule": q["budget_rule"], "side_split": q["side_split"],
-            "tie_break": q["tie_break"], "fit_on": q["fit_on"],
-            "decision_threshold": q["decision_threshold"], "fan_n_bins": fan["n_bins"],
-            "fan_bin_kind": fan["bin_kind"], "fan_stats_on_survivors": fan["stats_on_survivors"],
-            "fan_min_bin_count": fan["min_bin_count"], "fan_score": fan["score"],
-            "gbt_min_samples_leaf": q["gbt"]["min_samples_leaf"]}
+    return {
+        "budget_rule": q["budget_rule"],
+        "side_split": q["side_split"],
+        "tie_break": q["tie_break"],
+        "fit_on": q["fit_on"],
+        "decision_threshold": q["decision_threshold"],
+        "fan_n_bins": fan["n_bins"],
+        "fan_bin_kind": fan["bin_kind"],
+        "fan_stats_on_survivors": fan["stats_on_survivors"],
+        "fan_min_bin_count": fan["min_bin_count"],
+        "fan_score": fan["score"],
+        "gbt_min_samples_leaf": q["gbt"]["min_samples_leaf"],
+    }
 
 
 # ------------------------------------------------------------------ data and GBT
@@ -61,16 +76,24 @@ def _split(dataset: str, q: dict, seed: int, tables: dict):
     if dataset == "adult":
         Xtr, ytr = _read_prepared(tables["adult_train"])
         Xte, yte = _read_prepared(tables["adult_test"])
-        return Xtr.to_numpy(float), ytr.to_numpy(int), Xte.to_numpy(float), yte.to_numpy(int), list(Xtr.columns)
+        return (
+            Xtr.to_numpy(float),
+            ytr.to_numpy(int),
+            Xte.to_numpy(float),
+            yte.to_numpy(int),
+            list(Xtr.columns),
+        )
     X, y = _read_prepared(tables["nomao"])
     rng = np.random.default_rng([seed, 1])
     perm = rng.permutation(len(y))
     n_test = round(q["nomao_test_fraction"] * len(y))
     te, tr = perm[:n_test], perm[n_test:]
     Xa, ya = X.to_numpy(float), y.to_numpy(int)
-    gbt = _gbt(q, dataset, q["gbt"]["learning_rates"][0], seed, n_estimators=q["gbt"]["importance_trees"])
+    gbt = _gbt(
+        q, dataset, q["gbt"]["learning_rates"][0], seed, n_estimators=q["gbt"]["importance_trees"]
+    )
     gain = split_gain(gbt.fit(Xa[tr], ya[tr]))
-    keep = np.sort(np.argsort(-gain, kind="stable")[:q["nomao_n_features"]])
+    keep = np.sort(np.argsort(-gain, kind="stable")[: q["nomao_n_features"]])
     log.info("nomao: kept features %s (largest total split gain)", list(X.columns[keep]))
     return Xa[tr][:, keep], ya[tr], Xa[te][:, keep], ya[te], list(X.columns[keep])
 
@@ -80,9 +103,15 @@ def _gbt(q: dict, dataset: str, lr: float, seed: int, n_estimators=None, depth=N
     no leaf-count cap, no early stopping (so the first T' trees are the T'-tree model)."""
     g = q["gbt"]
     return HistGradientBoostingClassifier(
-        learning_rate=lr, max_iter=n_estimators or g["n_estimators"],
-        max_depth=depth or g["max_depth"][dataset], max_leaf_nodes=None, early_stopping=False,
-        min_samples_leaf=g["min_samples_leaf"], categorical_features=None, random_state=seed)
+        learning_rate=lr,
+        max_iter=n_estimators or g["n_estimators"],
+        max_depth=depth or g["max_depth"][dataset],
+        max_leaf_nodes=None,
+        early_stopping=False,
+        min_samples_leaf=g["min_samples_leaf"],
+        categorical_features=None,
+        random_state=seed,
+    )
 
 
 def _log_loss(y, margin):
@@ -120,18 +149,31 @@ def _model_job(dataset, q, seed, tables):
         Gte = partial_sums(forest.contributions(Xte), base, np.arange(T))
         fits[lr] = (model, base, forest, Gte)
         for t in sizes:
-            rows.append({"dataset": dataset, "learning_rate": lr, "max_depth": depth, "n_trees": t,
-                         "val_log_loss": _log_loss(yva := ytr[va], Gva[:, t - 1]),
-                         "val_accuracy": float(np.mean((Gva[:, t - 1] >= 0) == yva)),
-                         "train_seconds": secs if t == T else np.nan})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "learning_rate": lr,
+                    "max_depth": depth,
+                    "n_trees": t,
+                    "val_log_loss": _log_loss(yva := ytr[va], Gva[:, t - 1]),
+                    "val_accuracy": float(np.mean((Gva[:, t - 1] >= 0) == yva)),
+                    "train_seconds": secs if t == T else np.nan,
+                }
+            )
         prog.step(f"lr={lr}")
     search = pd.DataFrame(rows)
     at_T = search[search.n_trees == T]
     lr = float(at_T.sort_values(["val_log_loss", "learning_rate"]).iloc[0].learning_rate)
     search["chosen"] = search.learning_rate == lr
     best_T = search[search.learning_rate == lr].sort_values("val_log_loss").iloc[0].n_trees
-    log.info("%s: chosen learning rate %g (validation log-loss at T=%d); best T on the "
-             "validation curve of that rate: %d", dataset, lr, T, best_T)
+    log.info(
+        "%s: chosen learning rate %g (validation log-loss at T=%d); best T on the "
+        "validation curve of that rate: %d",
+        dataset,
+        lr,
+        T,
+        best_T,
+    )
     model, base, forest, Gte = fits[lr]
     full_test = Gte[:, -1] >= q["decision_threshold"]
     small = []
@@ -140,16 +182,31 @@ def _model_job(dataset, q, seed, tables):
         tuned = float(sub.sort_values(["val_log_loss", "learning_rate"]).iloc[0].learning_rate)
         for method, rate in (("smaller_same_lr", lr), ("smaller_tuned_lr", tuned)):
             G = fits[rate][3][:, t - 1] >= q["decision_threshold"]
-            small.append({"dataset": dataset, "method": method, "label": LABELS[method],
-                          "n_trees": t, "learning_rate": rate, "test_mean_evaluated": float(t),
-                          "test_accuracy": float(np.mean(G == yte)),
-                          "test_differences_pct": 100 * float(np.mean(G != full_test))})
+            small.append(
+                {
+                    "dataset": dataset,
+                    "method": method,
+                    "label": LABELS[method],
+                    "n_trees": t,
+                    "learning_rate": rate,
+                    "test_mean_evaluated": float(t),
+                    "test_accuracy": float(np.mean(G == yte)),
+                    "test_differences_pct": 100 * float(np.mean(G != full_test)),
+                }
+            )
     # both candidate fitting sets (``fit_on``: train = the GBT's own training rows, validation =
     # the carve-out), so the fit_on sensitivity reuses this model
-    arrays = {"F_train": forest.contributions(Xtr[fi]), "y_train": ytr[fi],
-              "F_validation": forest.contributions(Xtr[va]), "y_validation": ytr[va],
-              "F_test": forest.contributions(Xte), "y_test": yte, "X_test": Xte,
-              "base": np.array(base), "learning_rate": np.array(lr)}
+    arrays = {
+        "F_train": forest.contributions(Xtr[fi]),
+        "y_train": ytr[fi],
+        "F_validation": forest.contributions(Xtr[va]),
+        "y_validation": ytr[va],
+        "F_test": forest.contributions(Xte),
+        "y_test": yte,
+        "X_test": Xte,
+        "base": np.array(base),
+        "learning_rate": np.array(lr),
+    }
     arrays.update({f"forest_{k}": v for k, v in vars(forest).items()})
     return search, pd.DataFrame(small), arrays
 
@@ -167,16 +224,29 @@ def _estimator(method: str, value: float, q: dict, rep: int, seed: int, F, base)
     family, ordering = method.split("_", 1)
     rs = [seed, 3, rep]
     if family == "qwyc":
-        return QuitWhenYouCan(value, ordering=ordering, decision_threshold=q["decision_threshold"],
-                              budget_rule=q["budget_rule"], side_split=q["side_split"],
-                              tie_break=q["tie_break"], random_state=rs)
+        return QuitWhenYouCan(
+            value,
+            ordering=ordering,
+            decision_threshold=q["decision_threshold"],
+            budget_rule=q["budget_rule"],
+            side_split=q["side_split"],
+            tie_break=q["tie_break"],
+            random_state=rs,
+        )
     fan = q["fan"]
     if ordering == "joint":  # Fan's rule on the QWYC* ordering fitted with alpha = 0
         ordering = _estimator(QWYC_STAR, 0.0, q, rep, seed, F, base).fit_scores(base, F).order_
-    return FanEarlyStopping(value, n_bins=fan["n_bins"], ordering=ordering,
-                            bin_kind=fan["bin_kind"], stats_on_survivors=fan["stats_on_survivors"],
-                            min_bin_count=fan["min_bin_count"], bin_score=fan["score"],
-                            decision_threshold=q["decision_threshold"], random_state=rs)
+    return FanEarlyStopping(
+        value,
+        n_bins=fan["n_bins"],
+        ordering=ordering,
+        bin_kind=fan["bin_kind"],
+        stats_on_survivors=fan["stats_on_survivors"],
+        min_bin_count=fan["min_bin_count"],
+        bin_score=fan["score"],
+        decision_threshold=q["decision_threshold"],
+        random_state=rs,
+    )
 
 
 def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataFrame:
@@ -187,8 +257,11 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
         beta = q["decision_threshold"]
         full_fit = sequential_sum(base, F) >= beta
         full_test = sequential_sum(base, Fte) >= beta
-        param, grid = ("alpha", q["alpha_grid"]) if method.startswith("qwyc") else \
-            ("gamma", q["fan"]["gamma_grid"])
+        param, grid = (
+            ("alpha", q["alpha_grid"])
+            if method.startswith("qwyc")
+            else ("gamma", q["fan"]["gamma_grid"])
+        )
         reps = q["n_random_orders"] if method.endswith("random") else 1
         prog = Progress(len(grid) * reps, f"{dataset} {method}", log)
         rows = []
@@ -199,16 +272,26 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
                 secs = time.perf_counter() - t0
                 dfit, nfit = est.evaluate(F)
                 dte, nte = est.evaluate(Fte)
-                rows.append({"dataset": dataset, "method": method, "label": LABELS[method],
-                             "param": param, "value": float(value), "repetition": rep,
-                             "n_fit": len(F), "n_test": len(Fte),
-                             "fit_differences_pct": 100 * float(np.mean(dfit != full_fit)),
-                             "fit_mean_evaluated": float(nfit.mean()),
-                             "test_differences_pct": 100 * float(np.mean(dte != full_test)),
-                             "test_mean_evaluated": float(nte.mean()),
-                             "test_accuracy": float(np.mean(dte == yte)),
-                             "full_test_accuracy": float(np.mean(full_test == yte)),
-                             "fit_seconds": secs, **switches(q)})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "method": method,
+                        "label": LABELS[method],
+                        "param": param,
+                        "value": float(value),
+                        "repetition": rep,
+                        "n_fit": len(F),
+                        "n_test": len(Fte),
+                        "fit_differences_pct": 100 * float(np.mean(dfit != full_fit)),
+                        "fit_mean_evaluated": float(nfit.mean()),
+                        "test_differences_pct": 100 * float(np.mean(dte != full_test)),
+                        "test_mean_evaluated": float(nte.mean()),
+                        "test_accuracy": float(np.mean(dte == yte)),
+                        "full_test_accuracy": float(np.mean(full_test == yte)),
+                        "fit_seconds": secs,
+                        **switches(q),
+                    }
+                )
                 prog.step(f"{param}={value} rep={rep}")
         return pd.DataFrame(rows)
 
@@ -216,8 +299,15 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
 def tradeoff_table(sweeps: pd.DataFrame) -> pd.DataFrame:
     """Mean over random repetitions of each (method, parameter value): the Figure 1 points."""
     keys = ["dataset", "method", "label", "param", "value"]
-    cols = ["test_mean_evaluated", "test_differences_pct", "test_accuracy", "full_test_accuracy",
-            "fit_mean_evaluated", "fit_differences_pct", "fit_seconds"]
+    cols = [
+        "test_mean_evaluated",
+        "test_differences_pct",
+        "test_accuracy",
+        "full_test_accuracy",
+        "fit_mean_evaluated",
+        "fit_differences_pct",
+        "fit_seconds",
+    ]
     out = sweeps.groupby(keys, sort=False)[cols].mean().reset_index()
     return out.rename(columns={"fit_seconds": "mean_fit_seconds"})
 
@@ -225,8 +315,10 @@ def tradeoff_table(sweeps: pd.DataFrame) -> pd.DataFrame:
 # ------------------------------------------------------------------ sensitivity
 #: Sensitivity settings: name -> the [I] switches it overrides (spec §1.4 and §5.1: thresholds
 #: fitted on the training split, "also run with a 20% validation carve-out"; budget rules §1.3).
-SENSITIVITY = {**{f"fit_on_{v}": {"fit_on": v} for v in ("train", "validation")},
-               **{f"budget_rule_{v}": {"budget_rule": v} for v in BUDGET_RULES}}
+SENSITIVITY = {
+    **{f"fit_on_{v}": {"fit_on": v} for v in ("train", "validation")},
+    **{f"budget_rule_{v}": {"budget_rule": v} for v in BUDGET_RULES},
+}
 
 
 def sensitivity_config(q: dict, setting: str) -> dict:
@@ -241,8 +333,9 @@ def sensitivity_job(arrays, dataset: str, setting: str, q: dict, seed: int) -> p
     ``setting``, refitted with its switches; column ``setting`` names it."""
     qs = sensitivity_config(q, setting)
     methods = sensitivity_methods(setting)
-    sweeps = pd.concat([sweep_job(arrays, dataset, m, qs, seed) for m in methods],
-                       ignore_index=True)
+    sweeps = pd.concat(
+        [sweep_job(arrays, dataset, m, qs, seed) for m in methods], ignore_index=True
+    )
     return tradeoff_table(sweeps).assign(setting=setting, **SENSITIVITY[setting])
 
 
@@ -275,22 +368,35 @@ def timing_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) -
             method, param, value, target = key
             dec, nev, _ = timer.run(cas, X)
             t = times[key]
-            rows.append({"dataset": dataset, "target_differences_pct": 100 * target,
-                         "method": method, "label": "full ensemble" if method == "full" else LABELS[method],
-                         "param": param, "value": value,
-                         "test_differences_pct": 100 * float(np.mean(dec != full_dec)),
-                         "test_mean_evaluated": float(nev.mean()), "runs": q["timing"]["runs"],
-                         "per_example_mean_seconds": float(t.mean()),
-                         "per_example_sd_seconds": float(t.std(ddof=1)) if t.size > 1 else 0.0,
-                         **switches(q)})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "target_differences_pct": 100 * target,
+                    "method": method,
+                    "label": "full ensemble" if method == "full" else LABELS[method],
+                    "param": param,
+                    "value": value,
+                    "test_differences_pct": 100 * float(np.mean(dec != full_dec)),
+                    "test_mean_evaluated": float(nev.mean()),
+                    "runs": q["timing"]["runs"],
+                    "per_example_mean_seconds": float(t.mean()),
+                    "per_example_sd_seconds": float(t.std(ddof=1)) if t.size > 1 else 0.0,
+                    **switches(q),
+                }
+            )
         out = pd.DataFrame(rows)
         full_t = out.loc[out.method == "full", "per_example_mean_seconds"].iloc[0]
         # ratios of measured times (io.drop_timing treats speedup* columns as run-dependent)
         out["speedup_vs_full"] = full_t / out.per_example_mean_seconds
-        fan_t = out[out.method == FAN_STAR].set_index("target_differences_pct").per_example_mean_seconds
+        fan_t = (
+            out[out.method == FAN_STAR].set_index("target_differences_pct").per_example_mean_seconds
+        )
         out["speedup_vs_fan"] = [
-            fan_t[r.target_differences_pct] / r.per_example_mean_seconds if r.method == QWYC_STAR
-            else np.nan for r in out.itertuples()]
+            fan_t[r.target_differences_pct] / r.per_example_mean_seconds
+            if r.method == QWYC_STAR
+            else np.nan
+            for r in out.itertuples()
+        ]
         return out
 
 

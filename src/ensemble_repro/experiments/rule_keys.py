@@ -26,23 +26,49 @@ SEED = ("seed",)
 _JAB_TRIALS = ("jab.alpha", "jab.trial_seed_base", "jab.max_test_points", "jab.n_trials")
 _JAB_MAIN = SEED + _JAB_TRIALS + ("jab.main.n", "jab.main.n_resamples", "jab.aggregations")
 _JAB_JPLUS = SEED + _JAB_TRIALS + ("jab.main.n",)
-_JAB_FVR = SEED + _JAB_TRIALS + ("jab.fixed_vs_random.n", "jab.fixed_vs_random.n_resamples",
-                                 "jab.aggregations")
+_JAB_FVR = (
+    SEED
+    + _JAB_TRIALS
+    + ("jab.fixed_vs_random.n", "jab.fixed_vs_random.n_resamples", "jab.aggregations")
+)
 _JAB_COLLECT = _union(_JAB_MAIN, _JAB_JPLUS, _JAB_FVR)
-_JAB_FIGURES = ("jab.datasets", "jab.learners", "jab.aggregations", "jab.n_trials", "jab.alpha",
-                "jab.main.n", "jab.fixed_vs_random.n")
+_JAB_FIGURES = (
+    "jab.datasets",
+    "jab.learners",
+    "jab.aggregations",
+    "jab.n_trials",
+    "jab.alpha",
+    "jab.main.n",
+    "jab.fixed_vs_random.n",
+)
 
 # ---------------------------------------------------------------- QWYC
 #: The [I] switches written into every QWYC row (``experiments.qwyc.switches``).
-_QWYC_SWITCHES = ("qwyc.budget_rule", "qwyc.side_split", "qwyc.tie_break", "qwyc.fit_on",
-                  "qwyc.decision_threshold", "qwyc.fan.n_bins", "qwyc.fan.bin_kind",
-                  "qwyc.fan.stats_on_survivors", "qwyc.fan.min_bin_count", "qwyc.fan.score",
-                  "qwyc.gbt.min_samples_leaf")
-_QWYC_MODEL = SEED + ("qwyc.gbt.n_estimators", "qwyc.gbt.max_depth.{qwyc_data}",
-                      "qwyc.gbt.learning_rates", "qwyc.gbt.validation_fraction",
-                      "qwyc.gbt.min_samples_leaf", "qwyc.gbt.importance_trees",
-                      "qwyc.nomao_n_features", "qwyc.nomao_test_fraction",
-                      "qwyc.smaller_ensembles", "qwyc.decision_threshold")
+_QWYC_SWITCHES = (
+    "qwyc.budget_rule",
+    "qwyc.side_split",
+    "qwyc.tie_break",
+    "qwyc.fit_on",
+    "qwyc.decision_threshold",
+    "qwyc.fan.n_bins",
+    "qwyc.fan.bin_kind",
+    "qwyc.fan.stats_on_survivors",
+    "qwyc.fan.min_bin_count",
+    "qwyc.fan.score",
+    "qwyc.gbt.min_samples_leaf",
+)
+_QWYC_MODEL = SEED + (
+    "qwyc.gbt.n_estimators",
+    "qwyc.gbt.max_depth.{qwyc_data}",
+    "qwyc.gbt.learning_rates",
+    "qwyc.gbt.validation_fraction",
+    "qwyc.gbt.min_samples_leaf",
+    "qwyc.gbt.importance_trees",
+    "qwyc.nomao_n_features",
+    "qwyc.nomao_test_fraction",
+    "qwyc.smaller_ensembles",
+    "qwyc.decision_threshold",
+)
 _QWYC_GRIDS = ("qwyc.alpha_grid", "qwyc.fan.gamma_grid")
 _QWYC_SWEEP = SEED + _QWYC_SWITCHES + _QWYC_GRIDS + ("qwyc.n_random_orders",)
 _QWYC_TIMING = ("qwyc.timing.runs", "qwyc.timing.target_differences")
@@ -50,11 +76,28 @@ _QWYC_TIMING = ("qwyc.timing.runs", "qwyc.timing.target_differences")
 # ---------------------------------------------------------------- knapsack
 _KN_POOL = SEED + ("knapsack.split", "knapsack.pool_timing_repeats")
 _KN_SEARCH = ("knapsack.majority", "knapsack.sa", "knapsack.stochastic_evaluate")
-_KN_SELECT = SEED + _KN_SEARCH + (
-    "knapsack.n_seeds", "knapsack.cost", "knapsack.budgets", "knapsack.synthetic.beta_a",
-    "knapsack.synthetic.beta_b", "knapsack.synthetic.budgets", "knapsack.exhaustive_max_n",
-    "knapsack.greedy_step", "knapsack.stop_rule", "knapsack.stop_levels", "knapsack.beta_fit",
-    "knapsack.size_estimate", "knapsack.tail_law", "knapsack.MAXSTEP", "knapsack.mc_sampler")
+_KN_SELECT = (
+    SEED
+    + _KN_SEARCH
+    + (
+        "knapsack.n_seeds",
+        "knapsack.cost",
+        "knapsack.budgets",
+        "knapsack.synthetic.beta_a",
+        "knapsack.synthetic.beta_b",
+        "knapsack.synthetic.budgets",
+        "knapsack.exhaustive_max_n",
+        "knapsack.greedy_step",
+        "knapsack.stop_rule",
+        "knapsack.stop_levels",
+        "knapsack.beta_fit",
+        "knapsack.size_estimate",
+        "knapsack.tail_law",
+        "knapsack.MAXSTEP",
+        "knapsack.mc_sampler",
+    )
+)
+
 
 def _synthetic(pool: str) -> bool:
     return pool.startswith(SYNTHETIC_PREFIX)
@@ -67,8 +110,10 @@ _ONLY_WHEN = {
     "knapsack.cost": ("kn_pool", lambda p: not _synthetic(p)),
     "knapsack.budgets": ("kn_pool", lambda p: not _synthetic(p)),
     **{f"knapsack.synthetic.{k}": ("kn_pool", _synthetic) for k in ("beta_a", "beta_b", "budgets")},
-    **{k: ("qwyc_data", lambda d: d == "nomao")
-       for k in ("qwyc.nomao_n_features", "qwyc.nomao_test_fraction", "qwyc.gbt.importance_trees")},
+    **{
+        k: ("qwyc_data", lambda d: d == "nomao")
+        for k in ("qwyc.nomao_n_features", "qwyc.nomao_test_fraction", "qwyc.gbt.importance_trees")
+    },
 }
 
 #: Rule -> the config keys its jobs read (a job may read fewer: :func:`job_keys`).
@@ -87,8 +132,12 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
     "qwyc_sensitivity": _union(_QWYC_MODEL, SEED, _QWYC_SWITCHES, _QWYC_GRIDS),
     "qwyc_sensitivity_figure": ("qwyc.fit_on", "qwyc.budget_rule"),
     "qwyc_timing": _union(_QWYC_MODEL, _QWYC_SWEEP, _QWYC_TIMING),
-    "qwyc_paper_vs_ours": _union(_QWYC_SWITCHES, _QWYC_GRIDS, ("qwyc.timing.target_differences",),
-                                 ("qwyc.gbt.n_estimators", "qwyc.sensitivity")),
+    "qwyc_paper_vs_ours": _union(
+        _QWYC_SWITCHES,
+        _QWYC_GRIDS,
+        ("qwyc.timing.target_differences",),
+        ("qwyc.gbt.n_estimators", "qwyc.sensitivity"),
+    ),
     "knapsack_examples": SEED + _KN_SEARCH + ("knapsack.adversarial",),
     "knapsack_pool": _KN_POOL,
     "knapsack_select": _KN_SELECT,
@@ -96,30 +145,58 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
     # verdicts (ensemble_repro.claims): what the evaluators read beyond their input tables
     "jab_claims": ("seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
     "qwyc_claims": ("qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"),
-    "knapsack_claims": ("knapsack.datasets", "knapsack.mc_sampler", "knapsack.stop_rule",
-                        "knapsack.stop_levels"),
+    "knapsack_claims": (
+        "knapsack.datasets",
+        "knapsack.mc_sampler",
+        "knapsack.stop_rule",
+        "knapsack.stop_levels",
+    ),
     "paper_vs_ours": (),
     "results_index": (),
 }
 
 #: Keys read only to build the job list: changing one adds or removes jobs (and reruns the
 #: jobs that gather them), and reruns no existing job of a rule that does not read it.
-DAG_KEYS = ("experiments.jab", "experiments.qwyc", "experiments.knapsack", "data.require_all",
-            "jab.datasets", "jab.learners", "jab.main.m_ratios", "jab.fixed_vs_random.enabled",
-            "jab.fixed_vs_random.m_ratios", "qwyc.datasets", "qwyc.orderings",
-            "qwyc.fan.orderings", "qwyc.sensitivity", "knapsack.datasets",
-            "knapsack.synthetic.sizes")
+DAG_KEYS = (
+    "experiments.jab",
+    "experiments.qwyc",
+    "experiments.knapsack",
+    "data.require_all",
+    "jab.datasets",
+    "jab.learners",
+    "jab.main.m_ratios",
+    "jab.fixed_vs_random.enabled",
+    "jab.fixed_vs_random.m_ratios",
+    "qwyc.datasets",
+    "qwyc.orderings",
+    "qwyc.fan.orderings",
+    "qwyc.sensitivity",
+    "knapsack.datasets",
+    "knapsack.synthetic.sizes",
+)
 
 #: Rules with params derived from the job list (J+aB figure ids and missing data sets, the
 #: papers run, the output catalogue of the results index): a DAG key may change them.
-DAG_PARAM_RULES = ("jab_figures", "jab_tables", "jab_claims", "qwyc_claims", "knapsack_claims",
-                   "paper_vs_ours", "results_index")
+DAG_PARAM_RULES = (
+    "jab_figures",
+    "jab_tables",
+    "jab_claims",
+    "qwyc_claims",
+    "knapsack_claims",
+    "paper_vs_ours",
+    "results_index",
+)
 
 #: How raw files are fetched. Every file is checked against its pinned sha256, so these
 #: change no result and rerun nothing; the fetch jobs read them from the environment
 #: (``FETCH_SETTINGS_ENV``), set when the workflow is parsed.
-TRANSPORT_KEYS = ("data.mirror", "data.sources", "data.base_url", "data.timeout_seconds",
-                  "data.retries")
+TRANSPORT_KEYS = (
+    "data.mirror",
+    "data.sources",
+    "data.base_url",
+    "data.timeout_seconds",
+    "data.retries",
+)
 FETCH_SETTINGS_ENV = "ENSEMBLE_REPRO_FETCH_SETTINGS"
 
 
@@ -137,8 +214,13 @@ def job_keys(rule: str, wildcards: Mapping[str, str] | None = None) -> list[str]
     """
     wildcards = dict(wildcards or {})
     keys = [k.format_map(wildcards) for k in RULE_KEYS[rule]]
-    return [k for k in keys if k not in _ONLY_WHEN or _ONLY_WHEN[k][0] not in wildcards
-            or _ONLY_WHEN[k][1](wildcards[_ONLY_WHEN[k][0]])]
+    return [
+        k
+        for k in keys
+        if k not in _ONLY_WHEN
+        or _ONLY_WHEN[k][0] not in wildcards
+        or _ONLY_WHEN[k][1](wildcards[_ONLY_WHEN[k][0]])
+    ]
 
 
 def reads(declared: str, key: str) -> bool:

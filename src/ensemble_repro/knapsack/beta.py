@@ -43,12 +43,16 @@ def fit_beta(p, method: str = "moments") -> tuple[float, float]:
     _check_probabilities(p)
     mean, var = float(p.mean()), float(p.var())
     if var <= 0:
-        raise ValueError("p must not be constant: a Beta law needs accuracies with positive variance")
+        raise ValueError(
+            "p must not be constant: a Beta law needs accuracies with positive variance"
+        )
     if method == "moments":
         kappa = mean * (1 - mean) / var - 1
         if kappa <= 0:
-            raise ValueError(f"p is too spread for a Beta law (variance {var:.4g} >= "
-                             f"mean(1-mean) = {mean * (1 - mean):.4g})")
+            raise ValueError(
+                f"p is too spread for a Beta law (variance {var:.4g} >= "
+                f"mean(1-mean) = {mean * (1 - mean):.4g})"
+            )
         return mean * kappa, (1 - mean) * kappa
     if method == "mle":
         eps = 1e-6
@@ -87,7 +91,7 @@ def q_moments(ell: int, a: float, b: float) -> tuple[float, float]:
     if not (a > 0 and b > 0):
         raise ValueError(f"a and b must be positive Beta parameters; got a={a!r}, b={b!r}")
     ell = int(ell)
-    need = ell // 2 + 1                                    # strict majority
+    need = ell // 2 + 1  # strict majority
     mu = a / (a + b)
     mean = float(stats.binom.sf(need - 1, ell, mu))
     den = (a + b) * (a + b + 1)
@@ -200,9 +204,17 @@ class StoppingRule:
         return np.asarray(best) >= self.threshold - 1e-12
 
 
-def stopping_rule(p, t, budget: float, *, rule: str = "tail", STOP: float = 0.05,
-                  beta_fit: str = "moments", size_estimate: str = "mean_cost",
-                  tail_law: str = "beta") -> StoppingRule:
+def stopping_rule(
+    p,
+    t,
+    budget: float,
+    *,
+    rule: str = "tail",
+    STOP: float = 0.05,
+    beta_fit: str = "moments",
+    size_estimate: str = "mean_cost",
+    tail_law: str = "beta",
+) -> StoppingRule:
     """Build the stopping rule of a pool from its Beta fit (section IV, the STOP parameter).
 
     Parameters
@@ -245,7 +257,7 @@ def stopping_rule(p, t, budget: float, *, rule: str = "tail", STOP: float = 0.05
     mean, var = q_moments(ell, a, b)
     if tail_law not in ("beta", "normal"):
         raise ValueError(f"tail_law must be 'beta' or 'normal'; got {tail_law!r}")
-    level = STOP if rule == "left_tail" else 1 - STOP       # quantile of q_{ℓ_T} to reach
+    level = STOP if rule == "left_tail" else 1 - STOP  # quantile of q_{ℓ_T} to reach
     kappa = mean * (1 - mean) / var - 1 if var > 0 else 0.0
     if rule == "expected":
         threshold = mean

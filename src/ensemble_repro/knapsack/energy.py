@@ -22,11 +22,15 @@ def _nonfinite(a: np.ndarray) -> str:
 def _check_probabilities(p: np.ndarray, name: str = "p") -> None:
     bad = _nonfinite(p)
     if bad:
-        raise ValueError(f"{name} must contain accuracies in [0, 1]; got {bad} (measure every "
-                         "member's accuracy, or leave the member out)")
+        raise ValueError(
+            f"{name} must contain accuracies in [0, 1]; got {bad} (measure every "
+            "member's accuracy, or leave the member out)"
+        )
     if p.size and (p.min() < 0 or p.max() > 1):
-        raise ValueError(f"{name} must contain accuracies in [0, 1]; got values in "
-                         f"[{p.min():.4g}, {p.max():.4g}]")
+        raise ValueError(
+            f"{name} must contain accuracies in [0, 1]; got values in "
+            f"[{p.min():.4g}, {p.max():.4g}]"
+        )
 
 
 def check_pool(p, t, budget) -> tuple[np.ndarray, np.ndarray, float]:
@@ -60,11 +64,13 @@ accuracy, or leave the member out)
     p = np.asarray(p, dtype=float)
     t = np.asarray(t, dtype=float)
     if p.ndim != 1 or p.size == 0:
-        raise ValueError("p must be a non-empty 1-D array of member accuracies; got shape "
-                         f"{p.shape}")
+        raise ValueError(
+            f"p must be a non-empty 1-D array of member accuracies; got shape {p.shape}"
+        )
     if t.shape != p.shape:
-        raise ValueError(f"t must have one cost per member: p has {p.size} entries, t has shape "
-                         f"{t.shape}")
+        raise ValueError(
+            f"t must have one cost per member: p has {p.size} entries, t has shape {t.shape}"
+        )
     _check_probabilities(p)
     bad = _nonfinite(t)
     if bad or t.min() <= 0:
@@ -74,8 +80,10 @@ accuracy, or leave the member out)
     if not np.isfinite(budget) or budget <= 0:
         raise ValueError(f"budget must be a positive finite total cost; got {budget!r}")
     if budget < t.min():
-        raise ValueError(f"budget must be at least the cheapest member's cost {t.min():.4g} "
-                         f"(otherwise no ensemble is feasible); got {budget:.4g}")
+        raise ValueError(
+            f"budget must be at least the cheapest member's cost {t.min():.4g} "
+            f"(otherwise no ensemble is feasible); got {budget:.4g}"
+        )
     return p, t, budget
 
 
@@ -102,7 +110,7 @@ def correct_count_distribution(p, mask=None) -> np.ndarray:
     """
     p = np.asarray(p, dtype=float)
     if mask is not None:
-        p = np.where(np.asarray(mask, dtype=bool), p, 0.0)   # an absent member is never correct
+        p = np.where(np.asarray(mask, dtype=bool), p, 0.0)  # an absent member is never correct
     ell = p.shape[-1]
     dist = np.zeros(p.shape[:-1] + (ell + 1,))
     dist[..., 0] = 1.0
@@ -142,8 +150,10 @@ def majority_vote_accuracy(p, mask=None) -> np.ndarray | float:
     """
     p = np.asarray(p, dtype=float)
     if p.ndim == 0:
-        raise ValueError("p must be a 1-D array of member accuracies (or 2-D, one row per "
-                         "ensemble); got a scalar")
+        raise ValueError(
+            "p must be a 1-D array of member accuracies (or 2-D, one row per "
+            "ensemble); got a scalar"
+        )
     _check_probabilities(p)
     if mask is not None:
         mask = np.asarray(mask, dtype=bool)
@@ -212,5 +222,5 @@ def efficiency(p, t, remaining: float) -> np.ndarray:
     array([0.73343232, 0.896     , 0.        ])
     """
     copies = np.floor(remaining / np.asarray(t, dtype=float) + 1e-12).astype(np.int64)
-    odd = copies - (1 - copies % 2)          # largest odd integer <= copies (−1 when 0)
+    odd = copies - (1 - copies % 2)  # largest odd integer <= copies (−1 when 0)
     return np.where(copies >= 1, q_identical(np.maximum(odd, 1), p), 0.0)

@@ -15,8 +15,12 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
-from sklearn.ensemble import (AdaBoostClassifier, ExtraTreesClassifier, GradientBoostingClassifier,
-                              RandomForestClassifier)
+from sklearn.ensemble import (
+    AdaBoostClassifier,
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.linear_model import LogisticRegression, RidgeClassifier, SGDClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import BernoulliNB, GaussianNB
@@ -68,14 +72,18 @@ def classifier_pool(seed: int) -> dict[str, object]:
     for g in (0.1, 1, 10):
         pool[f"rbf_svm_gamma{g}x"] = SVC(gamma="scale", C=1.0) if g == 1 else SVC(gamma=g, C=1.0)
     for depth in (1, 3, 5, None):
-        pool[f"tree_depth{depth or 'full'}"] = DecisionTreeClassifier(max_depth=depth, random_state=rs)
+        pool[f"tree_depth{depth or 'full'}"] = DecisionTreeClassifier(
+            max_depth=depth, random_state=rs
+        )
     for m in (10, 100):
         pool[f"random_forest_{m}"] = RandomForestClassifier(n_estimators=m, random_state=rs)
         pool[f"extra_trees_{m}"] = ExtraTreesClassifier(n_estimators=m, random_state=rs)
     pool["adaboost_50"] = AdaBoostClassifier(n_estimators=50, random_state=rs)
     pool["gbt_100"] = GradientBoostingClassifier(n_estimators=100, random_state=rs)
     for sizes in ((10,), (50,), (100, 50)):
-        pool["mlp_" + "x".join(map(str, sizes))] = MLPClassifier(sizes, max_iter=300, random_state=rs)
+        pool["mlp_" + "x".join(map(str, sizes))] = MLPClassifier(
+            sizes, max_iter=300, random_state=rs
+        )
     return {name: make_pipeline(StandardScaler(), clf) for name, clf in pool.items()}
 
 
@@ -116,20 +124,20 @@ def training_flops(model, n: int, d: int) -> float:
     4925.0
     """
     clf = model[-1]
-    flops = 2.0 * n * d                                         # the StandardScaler
+    flops = 2.0 * n * d  # the StandardScaler
     iters = float(np.max(getattr(clf, "n_iter_", None) or 1))
     if isinstance(clf, (GaussianNB, BernoulliNB)):
         flops += 4.0 * n * d
     elif isinstance(clf, KNeighborsClassifier):
-        flops += n * d * np.log2(n)                             # index construction
+        flops += n * d * np.log2(n)  # index construction
     elif isinstance(clf, (LogisticRegression, SGDClassifier, LinearSVC)):
         flops += iters * 4.0 * n * d
     elif isinstance(clf, (RidgeClassifier, LinearDiscriminantAnalysis)):
-        flops += 2.0 * n * d * d + d ** 3
+        flops += 2.0 * n * d * d + d**3
     elif isinstance(clf, QuadraticDiscriminantAnalysis):
-        flops += 2 * (2.0 * n * d * d + d ** 3)
+        flops += 2 * (2.0 * n * d * d + d**3)
     elif isinstance(clf, SVC):
-        flops += 2.0 * n * clf.support_.size * d                # kernel rows of the support vectors
+        flops += 2.0 * n * clf.support_.size * d  # kernel rows of the support vectors
     elif isinstance(clf, DecisionTreeClassifier):
         flops += _tree_flops(clf, d)
     elif isinstance(clf, (RandomForestClassifier, ExtraTreesClassifier)):
@@ -141,14 +149,21 @@ def training_flops(model, n: int, d: int) -> float:
         flops += sum(_tree_flops(e, d) + 4.0 * n for e in clf.estimators_.ravel())
     elif isinstance(clf, MLPClassifier):
         weights = sum(w.size for w in clf.coefs_)
-        flops += iters * 6.0 * n * weights                     # forward + backward passes
+        flops += iters * 6.0 * n * weights  # forward + backward passes
     else:
         raise ValueError(f"no FLOP model for {type(clf).__name__}")
     return float(flops)
 
 
-def build_pool(X, y, *, seed: int, select_fraction: float = 0.25, test_fraction: float = 0.25,
-               timing_repeats: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+def build_pool(
+    X,
+    y,
+    *,
+    seed: int,
+    select_fraction: float = 0.25,
+    test_fraction: float = 0.25,
+    timing_repeats: int = 1,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fit the pool on a stratified train split; score it on the selection and test splits.
 
     Returns the pool table (one row per classifier: ``p`` on the selection split, ``p_test``,
@@ -189,21 +204,30 @@ def build_pool(X, y, *, seed: int, select_fraction: float = 0.25, test_fraction:
     X = np.asarray(pd.get_dummies(pd.DataFrame(X), dtype=float), dtype=float)
     y = np.asarray(y)
     if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X and y must have the same number of rows; got {X.shape[0]} and {y.shape[0]}")
+        raise ValueError(
+            f"X and y must have the same number of rows; got {X.shape[0]} and {y.shape[0]}"
+        )
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(f"y must be a binary label; got {classes.size} classes")
     if not (0 < select_fraction and 0 < test_fraction and select_fraction + test_fraction < 1):
-        raise ValueError("select_fraction and test_fraction must be positive and sum to less "
-                         f"than 1; got {select_fraction} and {test_fraction}")
+        raise ValueError(
+            "select_fraction and test_fraction must be positive and sum to less "
+            f"than 1; got {select_fraction} and {test_fraction}"
+        )
     if timing_repeats < 1:
         raise ValueError(f"timing_repeats must be a positive integer; got {timing_repeats}")
     y = (y == classes[1]).astype(int)
     X_tr, X_rest, y_tr, y_rest = train_test_split(
-        X, y, test_size=select_fraction + test_fraction, stratify=y, random_state=seed)
+        X, y, test_size=select_fraction + test_fraction, stratify=y, random_state=seed
+    )
     X_sel, X_te, y_sel, y_te = train_test_split(
-        X_rest, y_rest, test_size=test_fraction / (select_fraction + test_fraction),
-        stratify=y_rest, random_state=seed)
+        X_rest,
+        y_rest,
+        test_size=test_fraction / (select_fraction + test_fraction),
+        stratify=y_rest,
+        random_state=seed,
+    )
     rows, correct = [], {}
     with threadpool_limits(1):
         for name, proto in classifier_pool(seed).items():
@@ -214,11 +238,16 @@ def build_pool(X, y, *, seed: int, select_fraction: float = 0.25, test_fraction:
                 model.fit(X_tr, y_tr)
                 times.append(time.perf_counter() - start)
             correct[name] = model.predict(X_te) == y_te
-            rows.append({"member": name, "family": type(model[-1]).__name__,
-                         "p": float(np.mean(model.predict(X_sel) == y_sel)),
-                         "p_test": float(correct[name].mean()),
-                         "flops": training_flops(model, *X_tr.shape),
-                         "train_seconds": float(np.median(times))})
+            rows.append(
+                {
+                    "member": name,
+                    "family": type(model[-1]).__name__,
+                    "p": float(np.mean(model.predict(X_sel) == y_sel)),
+                    "p_test": float(correct[name].mean()),
+                    "flops": training_flops(model, *X_tr.shape),
+                    "train_seconds": float(np.median(times)),
+                }
+            )
     return pd.DataFrame(rows), pd.DataFrame(correct)
 
 

@@ -60,8 +60,15 @@ class SelectionResult:
 class _Search:
     """Energy evaluations of one run: counting, even-size handling, best-so-far and stopping."""
 
-    def __init__(self, p, t, budget, even="drop_min", stop: StoppingRule | None = None,
-                 maxstep: int | None = MAXSTEP):
+    def __init__(
+        self,
+        p,
+        t,
+        budget,
+        even="drop_min",
+        stop: StoppingRule | None = None,
+        maxstep: int | None = MAXSTEP,
+    ):
         if even not in ("drop_min", "strict"):
             raise ValueError(f"even must be 'drop_min' or 'strict'; got {even!r}")
         if maxstep is not None and maxstep < 1:
@@ -101,13 +108,14 @@ class _Search:
         if self.maxstep is not None:
             masks = masks[: max(self.maxstep - self.evaluations, 0)]
         evaluated = self._odd(masks)
-        if evaluated.shape[0] == 1:                # one ensemble: run the DP over its members only
+        if evaluated.shape[0] == 1:  # one ensemble: run the DP over its members only
             q = np.atleast_1d(majority_vote_accuracy(self.p[evaluated[0]]))
         else:
-            q = np.atleast_1d(majority_vote_accuracy(np.broadcast_to(self.p, evaluated.shape),
-                                                     evaluated))
+            q = np.atleast_1d(
+                majority_vote_accuracy(np.broadcast_to(self.p, evaluated.shape), evaluated)
+            )
         if record and q.size:
-            feasible = masks @ self.t <= self.budget * (1 + _TOL)     # the set as drawn
+            feasible = masks @ self.t <= self.budget * (1 + _TOL)  # the set as drawn
             qf = np.where(feasible, q, -1.0)
             if self.stop is not None:
                 hit = np.flatnonzero(self.stop.reached(qf))
@@ -118,17 +126,25 @@ class _Search:
                 self.trace.append((self.evaluations + i + 1, float(qf[i])))
             if qf.size and qf.max() > self.best + _TOL:
                 i = int(np.argmax(qf))
-                self.best, self.best_mask, self.best_at = float(qf[i]), evaluated[i].copy(), \
-                    self.evaluations + i + 1
+                self.best, self.best_mask, self.best_at = (
+                    float(qf[i]),
+                    evaluated[i].copy(),
+                    self.evaluations + i + 1,
+                )
         self.evaluations += q.size
         return q
 
     def result(self, stopped_by: str | None = None) -> SelectionResult:
         members = np.flatnonzero(self.best_mask)
-        return SelectionResult(members=members, accuracy=max(self.best, 0.0),
-                               cost=float(self.t[members].sum()), evaluations=self.evaluations,
-                               trace=np.array(self.trace, dtype=float).reshape(-1, 2),
-                               best_at=self.best_at, stopped_by=self.stopped_by or stopped_by)
+        return SelectionResult(
+            members=members,
+            accuracy=max(self.best, 0.0),
+            cost=float(self.t[members].sum()),
+            evaluations=self.evaluations,
+            trace=np.array(self.trace, dtype=float).reshape(-1, 2),
+            best_at=self.best_at,
+            stopped_by=self.stopped_by or stopped_by,
+        )
 
 
 def _max_affordable(t: np.ndarray, budget: float) -> int:
@@ -181,16 +197,17 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
         if n - start < r or cost + np.sort(ts[start:])[:r].sum() > cap:
             return
         comp = dist
-        for pj in ps[start:start + r]:
+        for pj in ps[start : start + r]:
             comp = add(comp, pj)
         size = len(chosen) + r
-        ub = float(comp[size // 2 + 1:].sum())
+        ub = float(comp[size // 2 + 1 :].sum())
         state["evals"] += 1
         if ub <= state["best"] + _TOL:
             return
-        if cost + ts[start:start + r].sum() <= cap:          # the bound is attained
-            state.update(best=ub, members=chosen + tuple(range(start, start + r)),
-                         best_at=state["evals"])
+        if cost + ts[start : start + r].sum() <= cap:  # the bound is attained
+            state.update(
+                best=ub, members=chosen + tuple(range(start, start + r)), best_at=state["evals"]
+            )
             state["trace"].append((state["evals"], ub))
             return
         cheapest_skipped = np.inf
@@ -202,9 +219,15 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
     for ell in range(1, _max_affordable(ts, budget) + 1, 2):
         dfs(0, np.ones(1), 0.0, (), ell)
     members = np.sort(order[list(state["members"])])
-    return SelectionResult(members=members, accuracy=state["best"], cost=float(t[members].sum()),
-                           evaluations=state["evals"], trace=np.array(state["trace"]).reshape(-1, 2),
-                           best_at=state["best_at"], stopped_by="exhausted")
+    return SelectionResult(
+        members=members,
+        accuracy=state["best"],
+        cost=float(t[members].sum()),
+        evaluations=state["evals"],
+        trace=np.array(state["trace"]).reshape(-1, 2),
+        best_at=state["best_at"],
+        stopped_by="exhausted",
+    )
 
 
 def _pick_by_usefulness(p, t, mask, remaining, k) -> list[int]:
@@ -219,8 +242,9 @@ def _pick_by_usefulness(p, t, mask, remaining, k) -> list[int]:
     return picked if len(picked) == k else []
 
 
-def greedy_forward(p, t, budget, *, random_state=None, key="accuracy", step=2,
-                   even="drop_min") -> SelectionResult:
+def greedy_forward(
+    p, t, budget, *, random_state=None, key="accuracy", step=2, even="drop_min"
+) -> SelectionResult:
     """Forward selection (section II): start from the best member, extend while q increases.
 
     ``key='accuracy'``: the extension maximising q is chosen (the paper's rule); ``'usefulness'``:
@@ -294,8 +318,9 @@ def greedy_forward(p, t, budget, *, random_state=None, key="accuracy", step=2,
     return search.result("converged")
 
 
-def greedy_backward(p, t, budget, *, random_state=None, key="accuracy",
-                    even="drop_min") -> SelectionResult:
+def greedy_backward(
+    p, t, budget, *, random_state=None, key="accuracy", even="drop_min"
+) -> SelectionResult:
     """Backward selection (section II): start from the whole pool and leave the worst out.
 
     Members are removed one at a time until the set is affordable, then while removal raises
@@ -381,8 +406,9 @@ def _random_subsets(rng, p, t, budget, size, sampler) -> np.ndarray:
         target = np.full(size, n)
         wanted = rng.random((size, n)) < 0.5
     else:
-        raise ValueError("sampler must be 'uniform_subset', 'uniform_size' or 'bernoulli'; "
-                         f"got {sampler!r}")
+        raise ValueError(
+            f"sampler must be 'uniform_subset', 'uniform_size' or 'bernoulli'; got {sampler!r}"
+        )
     masks = np.zeros((size, n), bool)
     cost = np.zeros(size)
     count = np.zeros(size, int)
@@ -396,8 +422,18 @@ def _random_subsets(rng, p, t, budget, size, sampler) -> np.ndarray:
     return masks
 
 
-def monte_carlo(p, t, budget, *, random_state=None, sampler="uniform_size", even="drop_min",
-                stop: StoppingRule | None = None, maxstep=MAXSTEP, batch=256) -> SelectionResult:
+def monte_carlo(
+    p,
+    t,
+    budget,
+    *,
+    random_state=None,
+    sampler="uniform_size",
+    even="drop_min",
+    stop: StoppingRule | None = None,
+    maxstep=MAXSTEP,
+    batch=256,
+) -> SelectionResult:
     """Monte Carlo search (section III): evaluate random ensembles, keep the best feasible one.
 
     ``sampler`` [I]: ``uniform_subset`` draws subsets uniformly from all 2^n and rejects the
@@ -459,10 +495,22 @@ def _sa_move(rng, mask, j, t, budget):
     return new
 
 
-def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward", rho=0.95,
-                        moves_per_temp=None, accept0=0.8, tmin_ratio=1e-4, probe_moves=100,
-                        even="drop_min", stop: StoppingRule | None = None,
-                        maxstep=MAXSTEP) -> SelectionResult:
+def simulated_annealing(
+    p,
+    t,
+    budget,
+    *,
+    random_state=None,
+    init="greedy_forward",
+    rho=0.95,
+    moves_per_temp=None,
+    accept0=0.8,
+    tmin_ratio=1e-4,
+    probe_moves=100,
+    even="drop_min",
+    stop: StoppingRule | None = None,
+    maxstep=MAXSTEP,
+) -> SelectionResult:
     """Simulated annealing baseline (section III; all settings [I], spec §4.3).
 
     Geometric schedule τ ← ρτ every ``moves_per_temp`` moves (default n); τ₀ accepts about
@@ -507,8 +555,10 @@ def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward
     if init not in ("greedy_forward", "empty"):
         raise ValueError(f"init must be 'greedy_forward' or 'empty'; got {init!r}")
     if not (0 < rho < 1 and 0 < accept0 < 1 and 0 < tmin_ratio < 1):
-        raise ValueError("rho, accept0 and tmin_ratio must lie in (0, 1); got "
-                         f"{rho!r}, {accept0!r}, {tmin_ratio!r}")
+        raise ValueError(
+            "rho, accept0 and tmin_ratio must lie in (0, 1); got "
+            f"{rho!r}, {accept0!r}, {tmin_ratio!r}"
+        )
     rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     movable = np.flatnonzero(t <= budget * (1 + _TOL))
@@ -517,7 +567,7 @@ def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward
 
     def energy(m):
         key = m.tobytes()
-        if key in cache:                          # a repeat still counts as an evaluation
+        if key in cache:  # a repeat still counts as an evaluation
             search.evaluations += 1
             return cache[key]
         out = search.evaluate(m)
@@ -525,7 +575,7 @@ def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward
         return cache[key]
 
     mask = np.zeros(p.size, bool)
-    if init == "greedy_forward":                  # its evaluations count towards SA's
+    if init == "greedy_forward":  # its evaluations count towards SA's
         start = greedy_forward(p, t, budget, key="usefulness", even=even)
         mask[start.members] = True
         search.evaluations = start.evaluations - 1
@@ -552,10 +602,18 @@ def simulated_annealing(p, t, budget, *, random_state=None, init="greedy_forward
     return search.result("schedule")
 
 
-def stochastic_search(p, t, budget, *, random_state=None, evaluate="odd_prefixes",
-                      even="drop_min",
-                      stop: StoppingRule | None = None, maxstep=MAXSTEP,
-                      batch=64) -> SelectionResult:
+def stochastic_search(
+    p,
+    t,
+    budget,
+    *,
+    random_state=None,
+    evaluate="odd_prefixes",
+    even="drop_min",
+    stop: StoppingRule | None = None,
+    maxstep=MAXSTEP,
+    batch=64,
+) -> SelectionResult:
     """The paper's Algorithm 1: random constructions driven by the efficiency of eq. (5).
 
     Each construction adds items drawn with probability proportional to their efficiency
@@ -606,7 +664,9 @@ def stochastic_search(p, t, budget, *, random_state=None, evaluate="odd_prefixes
         while True:
             eff = np.where(masks, 0.0, efficiency(p, t, remaining[:, None]))
             fits = ~masks & (t <= remaining[:, None])
-            eff = np.where(fits & (eff.sum(1, keepdims=True) == 0), 1.0, eff)   # all-zero rows: uniform
+            eff = np.where(
+                fits & (eff.sum(1, keepdims=True) == 0), 1.0, eff
+            )  # all-zero rows: uniform
             total = eff.sum(1)
             active = total > 0
             if not active.any():

@@ -12,6 +12,19 @@ from .thresholds import step_thresholds
 from .timing import CascadeTimer, never_stop
 from .trees import FlatForest, flatten_model, sequential_sum, tree_scores
 
-__all__ = ["Cascade", "CascadeTimer", "FanEarlyStopping", "FlatForest", "QuitWhenYouCan",
-           "evaluate_cascade", "flatten_model", "greedy_mse_order", "individual_mse_order",
-           "never_stop", "partial_sums", "sequential_sum", "step_thresholds", "tree_scores"]
+__all__ = [
+    "Cascade",
+    "CascadeTimer",
+    "FanEarlyStopping",
+    "FlatForest",
+    "QuitWhenYouCan",
+    "evaluate_cascade",
+    "flatten_model",
+    "greedy_mse_order",
+    "individual_mse_order",
+    "never_stop",
+    "partial_sums",
+    "sequential_sum",
+    "step_thresholds",
+    "tree_scores",
+]

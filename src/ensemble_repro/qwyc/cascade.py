@@ -51,7 +51,7 @@ class Cascade:
     beta: float
 
     @classmethod
-    def from_steps(cls, order, step_edges, step_lo, step_hi, beta) -> "Cascade":
+    def from_steps(cls, order, step_edges, step_lo, step_hi, beta) -> Cascade:
         """Build a cascade from per-step lists.
 
         Parameters
@@ -70,10 +70,20 @@ class Cascade:
         """
         sizes = np.array([len(lo) for lo in step_lo], dtype=np.int64)
         ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        cat = (lambda parts: np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
-               if len(parts) else np.zeros(0))
-        return cls(order=np.asarray(order, dtype=np.int64), bin_ptr=ptr, edges=cat(step_edges),
-                   lo=cat(step_lo), hi=cat(step_hi), beta=float(beta))
+
+        def cat(parts):
+            if not len(parts):
+                return np.zeros(0)
+            return np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
+
+        return cls(
+            order=np.asarray(order, dtype=np.int64),
+            bin_ptr=ptr,
+            edges=cat(step_edges),
+            lo=cat(step_lo),
+            hi=cat(step_hi),
+            beta=float(beta),
+        )
 
     def step(self, r: int):
         """``(edges, lo, hi)`` of step ``r`` (0-based, r < T - 1).
@@ -89,7 +99,7 @@ class Cascade:
             Interior bin edges, lower and upper stop thresholds per bin.
         """
         a, b = self.bin_ptr[r], self.bin_ptr[r + 1]
-        return self.edges[a - r:b - r - 1], self.lo[a:b], self.hi[a:b]
+        return self.edges[a - r : b - r - 1], self.lo[a:b], self.hi[a:b]
 
 
 def partial_sums(F: np.ndarray, base: float, order: np.ndarray) -> np.ndarray:

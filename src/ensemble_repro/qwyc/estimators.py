@@ -18,8 +18,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..rng import check_generator
 from .cascade import Cascade, evaluate_cascade, partial_sums
-from .orderings import (ORDERINGS, greedy_mse_order, greedy_mse_pick, individual_mse_order,
-                        natural_order, random_order)
+from .orderings import (
+    ORDERINGS,
+    greedy_mse_order,
+    greedy_mse_pick,
+    individual_mse_order,
+    natural_order,
+    random_order,
+)
 from .thresholds import SIDE_SPLITS, step_thresholds
 from .trees import flatten_model, sequential_sum
 
@@ -36,18 +42,23 @@ def _check_scores(F, n_models: int | None = None) -> np.ndarray:
         raise ValueError(f"F must be a real score matrix; got complex values (shape {shape})")
     F = np.asarray(F, dtype=np.float64)
     if F.ndim != 2:
-        raise ValueError(f"F must be a 2-D array (examples x base models, as tree_scores returns); "
-                         f"got an array of shape {shape}")
+        raise ValueError(
+            f"F must be a 2-D array (examples x base models, as tree_scores returns); "
+            f"got an array of shape {shape}"
+        )
     if n_models is None and F.shape[1] < 2:
         raise ValueError(f"F must have at least 2 columns (base models); got shape {shape}")
     if n_models is not None and F.shape[1] != n_models:
-        raise ValueError(f"F must have {n_models} columns, one per base model of the fitted "
-                         f"cascade; got shape {shape}")
+        raise ValueError(
+            f"F must have {n_models} columns, one per base model of the fitted "
+            f"cascade; got shape {shape}"
+        )
     if F.shape[0] < 1:
         raise ValueError(f"F must have at least one row (example); got shape {shape}")
     if not np.all(np.isfinite(F)):
-        raise ValueError(f"F must contain only finite values; found {np.sum(~np.isfinite(F))} "
-                         f"NaN or inf entries")
+        raise ValueError(
+            f"F must contain only finite values; found {np.sum(~np.isfinite(F))} NaN or inf entries"
+        )
     return F
 
 
@@ -55,10 +66,12 @@ def _check_base(base) -> float:
     """Validate the intercept ``base`` (initial score b0) and return it as a float."""
     if isinstance(base, numbers.Real) and not isinstance(base, bool) and math.isfinite(base):
         return float(base)
-    got = (f"an array of shape {np.shape(base)}" if np.ndim(base) else repr(base))
-    raise ValueError(f"base must be a finite real number, the ensemble's initial score b0 (the "
-                     f"first value tree_scores returns: fit_scores(*tree_scores(model, X))); "
-                     f"got {got}")
+    got = f"an array of shape {np.shape(base)}" if np.ndim(base) else repr(base)
+    raise ValueError(
+        f"base must be a finite real number, the ensemble's initial score b0 (the "
+        f"first value tree_scores returns: fit_scores(*tree_scores(model, X))); "
+        f"got {got}"
+    )
 
 
 def _resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.ndarray:
@@ -66,8 +79,10 @@ def _resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.nd
     T = F.shape[1]
     if isinstance(ordering, str):
         if ordering not in allow:
-            raise ValueError(f"ordering must be one of {', '.join(allow)} or a permutation of "
-                             f"0..T-1; got {ordering!r}")
+            raise ValueError(
+                f"ordering must be one of {', '.join(allow)} or a permutation of "
+                f"0..T-1; got {ordering!r}"
+            )
         if ordering == "natural":
             return natural_order(F)
         if ordering == "random":
@@ -76,10 +91,14 @@ def _resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.nd
             return individual_mse_order(F, base, f)
         return greedy_mse_order(F, base, f)
     order = np.asarray(ordering)
-    if order.shape != (T,) or not np.issubdtype(order.dtype, np.integer) or \
-            not np.array_equal(np.sort(order), np.arange(T)):
-        raise ValueError(f"ordering given as an array must be a permutation of 0..{T - 1}; "
-                         f"got {ordering!r}")
+    if (
+        order.shape != (T,)
+        or not np.issubdtype(order.dtype, np.integer)
+        or not np.array_equal(np.sort(order), np.arange(T))
+    ):
+        raise ValueError(
+            f"ordering given as an array must be a permutation of 0..{T - 1}; got {ordering!r}"
+        )
     return order.astype(np.int64)
 
 
@@ -91,7 +110,7 @@ class _Cascade(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = False       # fitted to imitate the model, not to fit y
+        tags.target_tags.required = False  # fitted to imitate the model, not to fit y
         return tags
 
     def fit(self, X, y=None, *, model=None):
@@ -116,9 +135,10 @@ class _Cascade(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"model is None: {type(self).__name__}.fit(X, model=gbt) takes the examples and a "
                 "fitted GradientBoostingClassifier or HistGradientBoostingClassifier; to fit on "
-                "score arrays use fit_scores(base, F), the order tree_scores returns them in")
+                "score arrays use fit_scores(base, F), the order tree_scores returns them in"
+            )
         base, forest = flatten_model(model)
-        validate_data(model, X, reset=False, skip_check_array=True)   # feature names as sklearn
+        validate_data(model, X, reset=False, skip_check_array=True)  # feature names as sklearn
         X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite="allow-nan")
         self._fit_cascade(base, forest.contributions(X))
         self.model_, self.forest_ = model, forest
@@ -144,7 +164,7 @@ class _Cascade(ClassifierMixin, BaseEstimator):
         base = _check_base(base)
         F = _check_scores(F)
         self._fit_cascade(base, F)
-        if hasattr(self, "feature_names_in_"):          # left by an earlier fit(X, model=...)
+        if hasattr(self, "feature_names_in_"):  # left by an earlier fit(X, model=...)
             del self.feature_names_in_
         self.model_, self.forest_ = None, None
         self.classes_ = np.array([0, 1])
@@ -174,7 +194,7 @@ class _Cascade(ClassifierMixin, BaseEstimator):
         n_evaluated : ndarray of int, shape (n_samples,)
             Number of base models evaluated before the cascade stopped.
         """
-        F = self._scores(X)                  # raises NotFittedError first
+        F = self._scores(X)  # raises NotFittedError first
         return evaluate_cascade(self.cascade_, F, self.base_)
 
     def predict(self, X):
@@ -275,9 +295,17 @@ default="joint"
     True
     """
 
-    def __init__(self, alpha, ordering="joint", costs=None, decision_threshold=0.0,
-                 budget_rule="greedy_remaining", side_split="joint", tie_break="greedy_mse",
-                 random_state=None):
+    def __init__(
+        self,
+        alpha,
+        ordering="joint",
+        costs=None,
+        decision_threshold=0.0,
+        budget_rule="greedy_remaining",
+        side_split="joint",
+        tie_break="greedy_mse",
+        random_state=None,
+    ):
         self.alpha = alpha
         self.ordering = ordering
         self.costs = costs
@@ -291,9 +319,11 @@ default="joint"
         a = self.alpha
         if not (isinstance(a, numbers.Real) and 0 <= a < 1):
             raise ValueError(f"alpha must be a number in [0, 1); got {a!r}")
-        for name, value, allowed in (("budget_rule", self.budget_rule, BUDGET_RULES),
-                                     ("side_split", self.side_split, SIDE_SPLITS),
-                                     ("tie_break", self.tie_break, TIE_BREAKS)):
+        for name, value, allowed in (
+            ("budget_rule", self.budget_rule, BUDGET_RULES),
+            ("side_split", self.side_split, SIDE_SPLITS),
+            ("tie_break", self.tie_break, TIE_BREAKS),
+        ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
         beta = self.decision_threshold
@@ -303,8 +333,10 @@ default="joint"
             return np.ones(T)
         c = np.asarray(self.costs, dtype=np.float64)
         if c.shape != (T,):
-            raise ValueError(f"costs must be None or {T} values, one per base model (column of "
-                             f"F); got shape {c.shape}")
+            raise ValueError(
+                f"costs must be None or {T} values, one per base model (column of "
+                f"F); got shape {c.shape}"
+            )
         bad = np.flatnonzero(~(np.isfinite(c) & (c > 0)))
         if bad.size:
             raise ValueError(f"costs must be finite and > 0; got {c[bad[0]]} at index {bad[0]}")
@@ -327,10 +359,10 @@ default="joint"
         fixed = None if joint else _resolve_order(self.ordering, F, base, f, self.random_state)
         rate = self.alpha if self.budget_rule == "per_step_rate" else None
         Ft = np.ascontiguousarray(F.T)
-        g = np.full(N, float(base))               # partial sums of every example
+        g = np.full(N, float(base))  # partial sums of every example
         alive = np.arange(N)
-        cand = np.arange(T)                       # models not yet placed (joint ordering)
-        Fa = Ft                                   # Ft restricted to (cand, alive), kept compact
+        cand = np.arange(T)  # models not yet placed (joint ordering)
+        Fa = Ft  # Ft restricted to (cand, alive), kept compact
         order = np.empty(T, dtype=np.int64)
         em_all, ep_all = np.full(T - 1, -np.inf), np.full(T - 1, np.inf)
         n_stop_all = np.zeros(T - 1, dtype=np.int64)
@@ -371,8 +403,9 @@ default="joint"
         self.eps_minus_, self.eps_plus_ = em_all, ep_all
         self.n_stopped_, self.step_differences_ = n_stop_all, d_all
         self.differences_ = int(used)
-        self.cascade_ = Cascade.from_steps(order, [[]] * (T - 1), em_all[:, None], ep_all[:, None],
-                                           beta)
+        self.cascade_ = Cascade.from_steps(
+            order, [[]] * (T - 1), em_all[:, None], ep_all[:, None], beta
+        )
 
 
 class FanEarlyStopping(_Cascade):
@@ -431,9 +464,18 @@ default="individual_mse"
     True
     """
 
-    def __init__(self, gamma, n_bins=10, ordering="individual_mse", bin_kind="quantile",
-                 stats_on_survivors=False, min_bin_count=5, bin_score="margin",
-                 decision_threshold=0.0, random_state=None):
+    def __init__(
+        self,
+        gamma,
+        n_bins=10,
+        ordering="individual_mse",
+        bin_kind="quantile",
+        stats_on_survivors=False,
+        min_bin_count=5,
+        bin_score="margin",
+        decision_threshold=0.0,
+        random_state=None,
+    ):
         self.gamma = gamma
         self.n_bins = n_bins
         self.ordering = ordering
@@ -450,8 +492,10 @@ default="individual_mse"
         for name, v in (("n_bins", self.n_bins), ("min_bin_count", self.min_bin_count)):
             if not (isinstance(v, numbers.Integral) and v >= 1):
                 raise ValueError(f"{name} must be an integer >= 1; got {v!r}")
-        for name, value, allowed in (("bin_kind", self.bin_kind, BIN_KINDS),
-                                     ("bin_score", self.bin_score, BIN_SCORES)):
+        for name, value, allowed in (
+            ("bin_kind", self.bin_kind, BIN_KINDS),
+            ("bin_score", self.bin_score, BIN_SCORES),
+        ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
         beta = self.decision_threshold
@@ -486,7 +530,11 @@ default="individual_mse"
         with np.errstate(invalid="ignore"):
             margin = np.nan_to_num(self.gamma * sd, nan=np.inf)  # inf * 0: never stop
         ok = cnt >= self.min_bin_count
-        return edges, np.where(ok, beta - mu - margin, -np.inf), np.where(ok, beta - mu + margin, np.inf)
+        return (
+            edges,
+            np.where(ok, beta - mu - margin, -np.inf),
+            np.where(ok, beta - mu + margin, np.inf),
+        )
 
     def _fit_cascade(self, base, F):
         """Fit bins and per-bin statistics of every stage on ``F`` (N x T) with intercept ``base``."""

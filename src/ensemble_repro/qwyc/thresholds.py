@@ -42,8 +42,9 @@ def _max_cut_table(d: np.ndarray, valid: np.ndarray, budget: int) -> np.ndarray:
     big = budget + 1
     adj = np.where(valid, np.minimum(d, big), big)
     adj = np.minimum.accumulate(adj[:, ::-1], axis=1)[:, ::-1]
-    counts = np.bincount((np.arange(m)[:, None] * (big + 1) + adj).ravel(),
-                         minlength=m * (big + 1)).reshape(m, big + 1)
+    counts = np.bincount(
+        (np.arange(m)[:, None] * (big + 1) + adj).ravel(), minlength=m * (big + 1)
+    ).reshape(m, big + 1)
     return np.cumsum(counts, axis=1)[:, :big] - 1
 
 
@@ -93,8 +94,13 @@ def _zero_budget(S: np.ndarray, yhat: np.ndarray):
     return em, ep, j + k, np.zeros(m, dtype=np.int64)
 
 
-def step_thresholds(S: np.ndarray, yhat: np.ndarray, budget: int, side_split: str = "joint",
-                    rate: float | None = None):
+def step_thresholds(
+    S: np.ndarray,
+    yhat: np.ndarray,
+    budget: int,
+    side_split: str = "joint",
+    rate: float | None = None,
+):
     """Algorithm 2 of Wang, Gupta & You (2018) for every row of ``S`` at once.
 
     With ``rate=None`` the differences are at most ``budget``, shared between the two sides

@@ -77,9 +77,11 @@ def _cache_dir() -> Path:
 
 
 def _refuse(path: Path, why: str, fix: str) -> PermissionError:
-    return PermissionError(f"refusing to use the compiled-kernel cache {path}: {why}, so another "
-                           f"user could make this process run their code; {fix} (or set "
-                           "ENSEMBLE_REPRO_CACHE to a directory of your own)")
+    return PermissionError(
+        f"refusing to use the compiled-kernel cache {path}: {why}, so another "
+        f"user could make this process run their code; {fix} (or set "
+        "ENSEMBLE_REPRO_CACHE to a directory of your own)"
+    )
 
 
 def _check_private(path: Path, is_dir: bool) -> None:
@@ -91,12 +93,14 @@ def _check_private(path: Path, is_dir: bool) -> None:
     if not kind_ok:
         raise _refuse(path, f"it is not a {kind}", "remove it")
     if st.st_uid != os.geteuid():
-        raise _refuse(path, f"it is owned by uid {st.st_uid}, not by you (uid {os.geteuid()})",
-                      "remove it")
+        raise _refuse(
+            path, f"it is owned by uid {st.st_uid}, not by you (uid {os.geteuid()})", "remove it"
+        )
     if st.st_mode & 0o022:
         mode = stat.S_IMODE(st.st_mode)
-        raise _refuse(path, f"it is writable by group or others (mode {mode:o})",
-                      f"run `chmod go-w {path}`")
+        raise _refuse(
+            path, f"it is writable by group or others (mode {mode:o})", f"run `chmod go-w {path}`"
+        )
 
 
 def _library() -> ctypes.CDLL:
@@ -119,8 +123,11 @@ def _library() -> ctypes.CDLL:
         with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as build:
             src, out = Path(build) / "cascade.c", Path(build) / lib.name
             src.write_text(_SOURCE)
-            subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src), "-lm"],
-                           check=True, capture_output=True)
+            subprocess.run(
+                [cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src), "-lm"],
+                check=True,
+                capture_output=True,
+            )
             os.chmod(out, 0o700)
             os.replace(out, lib)
     _check_private(lib, is_dir=False)
@@ -153,8 +160,9 @@ def never_stop(T: int, beta: float = 0.0) -> Cascade:
     >>> evaluate_cascade(never_stop(3), np.array([[5.0, -1.0, -1.0]]), 0.0)
     (array([ True]), array([3]))
     """
-    return Cascade.from_steps(np.arange(T), [[]] * (T - 1), [[-np.inf]] * (T - 1),
-                              [[np.inf]] * (T - 1), beta)
+    return Cascade.from_steps(
+        np.arange(T), [[]] * (T - 1), [[-np.inf]] * (T - 1), [[np.inf]] * (T - 1), beta
+    )
 
 
 class CascadeTimer:
@@ -211,16 +219,30 @@ class CascadeTimer:
         """
         fo = self.forest
         if cascade.order.size != fo.n_trees:
-            raise ValueError(f"cascade has {cascade.order.size} steps but the forest "
-                             f"{fo.n_trees} trees")
+            raise ValueError(
+                f"cascade has {cascade.order.size} steps but the forest {fo.n_trees} trees"
+            )
         X = fo.prepare(X)
         n = X.shape[0]
         dec = np.zeros(n, dtype=np.uint8)
         nev = np.zeros(n, dtype=np.int64)
-        arrays = [np.ascontiguousarray(a) for a in (
-            fo.feature, fo.threshold, fo.left, fo.right, fo.missing_left, fo.value, fo.roots,
-            cascade.order.astype(np.int64), cascade.bin_ptr.astype(np.int64),
-            cascade.edges, cascade.lo, cascade.hi)]
+        arrays = [
+            np.ascontiguousarray(a)
+            for a in (
+                fo.feature,
+                fo.threshold,
+                fo.left,
+                fo.right,
+                fo.missing_left,
+                fo.value,
+                fo.roots,
+                cascade.order.astype(np.int64),
+                cascade.bin_ptr.astype(np.int64),
+                cascade.edges,
+                cascade.lo,
+                cascade.hi,
+            )
+        ]
         args = [_ptr(X), ctypes.c_long(n), ctypes.c_long(X.shape[1])]
         args += [_ptr(a) for a in arrays[:7]]
         args += [_ptr(arrays[7]), ctypes.c_long(fo.n_trees)]

@@ -55,16 +55,16 @@ class FlatForest:
     (5, (3, 5))
     """
 
-    feature: np.ndarray      # (n_nodes,) int32
-    threshold: np.ndarray    # (n_nodes,) float64
-    left: np.ndarray         # (n_nodes,) int32
-    right: np.ndarray        # (n_nodes,) int32
+    feature: np.ndarray  # (n_nodes,) int32
+    threshold: np.ndarray  # (n_nodes,) float64
+    left: np.ndarray  # (n_nodes,) int32
+    right: np.ndarray  # (n_nodes,) int32
     missing_left: np.ndarray  # (n_nodes,) uint8
-    value: np.ndarray        # (n_nodes,) float64
-    roots: np.ndarray        # (T,) int32, node index of each tree's root
+    value: np.ndarray  # (n_nodes,) float64
+    roots: np.ndarray  # (T,) int32, node index of each tree's root
     max_depth: int
     n_features: int
-    float32_inputs: bool     # classic GBT compares float32-rounded features
+    float32_inputs: bool  # classic GBT compares float32-rounded features
 
     @property
     def n_trees(self) -> int:
@@ -86,8 +86,10 @@ class FlatForest:
         """
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise ValueError(f"X must be a 2-D array with {self.n_features} columns (the model's "
-                             f"features); got shape {X.shape}")
+            raise ValueError(
+                f"X must be a 2-D array with {self.n_features} columns (the model's "
+                f"features); got shape {X.shape}"
+            )
         if self.float32_inputs:
             X = X.astype(np.float32).astype(np.float64)
         return np.ascontiguousarray(X)
@@ -108,15 +110,16 @@ class FlatForest:
         X = self.prepare(X)
         F = np.empty((X.shape[0], self.n_trees))
         for start in range(0, X.shape[0], _CHUNK_ROWS):
-            Xc = X[start:start + _CHUNK_ROWS]
+            Xc = X[start : start + _CHUNK_ROWS]
             rows = np.arange(Xc.shape[0])[:, None]
             node = np.broadcast_to(self.roots, (Xc.shape[0], self.n_trees)).copy()
             for _ in range(self.max_depth):
                 x = Xc[rows, self.feature[node]]
-                go_left = np.where(np.isnan(x), self.missing_left[node].astype(bool),
-                                   x <= self.threshold[node])
+                go_left = np.where(
+                    np.isnan(x), self.missing_left[node].astype(bool), x <= self.threshold[node]
+                )
                 node = np.where(go_left, self.left[node], self.right[node])
-            F[start:start + _CHUNK_ROWS] = self.value[node]
+            F[start : start + _CHUNK_ROWS] = self.value[node]
         return F
 
 
@@ -144,8 +147,11 @@ def _pack(trees, n_features: int, float32_inputs: bool) -> FlatForest:
         right=np.concatenate(parts["right"]).astype(np.int32),
         missing_left=np.concatenate(parts["missing_left"]).astype(np.uint8),
         value=np.concatenate(parts["value"]).astype(np.float64),
-        roots=np.asarray(roots, dtype=np.int32), max_depth=depth, n_features=int(n_features),
-        float32_inputs=float32_inputs)
+        roots=np.asarray(roots, dtype=np.int32),
+        max_depth=depth,
+        n_features=int(n_features),
+        float32_inputs=float32_inputs,
+    )
 
 
 def flatten_model(model) -> tuple[float, FlatForest]:
@@ -174,30 +180,52 @@ def flatten_model(model) -> tuple[float, FlatForest]:
     (4, True)
     """
     if not isinstance(model, (GradientBoostingClassifier, HistGradientBoostingClassifier)):
-        raise ValueError("model must be a fitted sklearn GradientBoostingClassifier or "
-                         f"HistGradientBoostingClassifier; got {type(model).__name__}")
+        raise ValueError(
+            "model must be a fitted sklearn GradientBoostingClassifier or "
+            f"HistGradientBoostingClassifier; got {type(model).__name__}"
+        )
     check_is_fitted(model)
     if len(model.classes_) != 2:
         raise ValueError(f"model must be a binary classifier; it has {len(model.classes_)} classes")
     if isinstance(model, HistGradientBoostingClassifier):
         if model.is_categorical_ is not None and np.any(model.is_categorical_):
-            raise ValueError("model uses native categorical splits; encode categories as numbers "
-                             "(categorical_features=None) so every split is a threshold")
+            raise ValueError(
+                "model uses native categorical splits; encode categories as numbers "
+                "(categorical_features=None) so every split is a threshold"
+            )
         trees = []
         for (pred,) in model._predictors:
             nd = pred.nodes
-            trees.append((nd["feature_idx"], nd["num_threshold"], nd["left"], nd["right"],
-                          nd["missing_go_to_left"], nd["value"], nd["is_leaf"].astype(bool),
-                          nd["depth"].max()))
+            trees.append(
+                (
+                    nd["feature_idx"],
+                    nd["num_threshold"],
+                    nd["left"],
+                    nd["right"],
+                    nd["missing_go_to_left"],
+                    nd["value"],
+                    nd["is_leaf"].astype(bool),
+                    nd["depth"].max(),
+                )
+            )
         base = float(np.ravel(model._baseline_prediction)[0])
         return base, _pack(trees, model.n_features_in_, float32_inputs=False)
     trees = []
     for est in model.estimators_[:, 0]:
         t = est.tree_
         leaf = t.children_left == -1
-        trees.append((t.feature, t.threshold, t.children_left, t.children_right,
-                      t.missing_go_to_left, model.learning_rate * t.value[:, 0, 0], leaf,
-                      t.max_depth))
+        trees.append(
+            (
+                t.feature,
+                t.threshold,
+                t.children_left,
+                t.children_right,
+                t.missing_go_to_left,
+                model.learning_rate * t.value[:, 0, 0],
+                leaf,
+                t.max_depth,
+            )
+        )
     base = float(model._raw_predict_init(np.zeros((1, model.n_features_in_)))[0, 0])
     return base, _pack(trees, model.n_features_in_, float32_inputs=True)
 
