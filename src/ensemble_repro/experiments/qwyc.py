@@ -222,7 +222,7 @@ def forest_from(arrays) -> FlatForest:
 # ------------------------------------------------------------------ sweeps
 def _estimator(method: str, value: float, q: dict, rep: int, seed: int, F, base):
     family, ordering = method.split("_", 1)
-    rs = [seed, 3, rep]
+    rs = np.random.default_rng([seed, 3, rep])  # per-replicate stream (random orderings)
     if family == "qwyc":
         return QuitWhenYouCan(
             value,
