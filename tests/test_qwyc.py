@@ -416,11 +416,12 @@ def tiny_arrays():
 def test_sensitivity_fit_on_validation_fits_on_the_carve_out():
     """fit_on=validation: each point equals the estimator fitted directly on F_validation
     (naive reference), the fitting-set budget holds there, and Fan* is rerun too."""
+    from ensemble_repro.experiments import names
     from ensemble_repro.experiments import qwyc as ex
 
     arrays, q = tiny_arrays(), tiny_config()
     pts = ex.sensitivity_job(arrays, "toy", "fit_on_validation", q, seed=3)
-    assert set(pts.method) == set(ex.SENSITIVITY_METHODS)
+    assert set(pts.method) == set(names.SENSITIVITY_METHODS)
     assert (pts.setting == "fit_on_validation").all() and (pts.fit_on == "validation").all()
     Fv, Ft, base = arrays["F_validation"], arrays["F_test"], float(arrays["base"])
     full = sequential_sum(base, Ft) >= 0

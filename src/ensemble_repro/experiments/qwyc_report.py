@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .names import FAN_STAR, QWYC_STAR
-from .qwyc import LABELS, SENSITIVITY, SENSITIVITY_METHODS, sensitivity_config, switches
+from .names import FAN_STAR, QWYC_STAR, SENSITIVITY_METHODS
+from .qwyc import LABELS, SENSITIVITY, sensitivity_config, switches
 
 
 # ------------------------------------------------------------------ figures and claims
