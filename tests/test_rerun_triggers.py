@@ -26,6 +26,7 @@ from workflow_helpers import DEFAULT_PROFILE, REPO, SMOKE, SNAKEFILE, workflow_e
 
 from ensemble_repro.experiments.names import SYNTHETIC_PREFIX
 from ensemble_repro.experiments.rule_keys import (
+    CONFIG_FILE_RULES,
     DAG_KEYS,
     DAG_PARAM_RULES,
     RULE_KEYS,
@@ -46,6 +47,7 @@ CHANGES = {
     "jab.main.m_ratios": [0.4, 0.6, 0.8],  # must keep jab.timing_m_ratio
     "jab.timing_m_ratio": 0.4,  # must be one of jab.main.m_ratios
     "knapsack.sa.moves_per_temp": 5,
+    "qwyc.smaller_ensembles": [10, 20, 30],  # every entry <= qwyc.gbt.n_estimators (40)
 }
 PARAMS = "params have changed since last execution"
 #: Dry-run reasons that mean "a new job" or "a job gathering changed inputs".
@@ -263,8 +265,9 @@ def rerun_base(smoke_cores2, tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("reruns-base")
     shutil.copytree(smoke_cores2, base, symlinks=True, dirs_exist_ok=True)
     assert plan(dry_run(base, None)) == (set(), {})  # unchanged config: nothing to be done
-    # the results index names the config files, so only it reruns for a new (empty) overlay
-    assert plan(dry_run(base, {}))[0] == {"results_index"}
+    # the claims (their scale) and the results index name the config files: only they, and
+    # the verdict pages gathering the claims, rerun for a new (empty) overlay
+    assert plan(dry_run(base, {}))[0] == set(CONFIG_FILE_RULES) | {"paper_vs_ours"}
     snakemake(base, overlay={})
     assert plan(dry_run(base, {})) == (set(), {})
     return base
@@ -341,8 +344,9 @@ def test_three_user_changes(rerun_base):
         if reason != "output files have to be generated"
     )
     seeds = plan(dry_run(rerun_base, nested("knapsack.n_seeds", cfg["knapsack"]["n_seeds"] + 1)))
-    assert seeds[0] == {"knapsack_select", "knapsack_summary", "paper_vs_ours", "results_index"}
+    verdicts = {"table_html", "paper_vs_ours", "results_index"}  # HTML tables, verdict pages
+    assert seeds[0] == {"knapsack_select", "knapsack_summary", "knapsack_claims"} | verdicts
     runs = cfg["qwyc"]["timing"]["runs"]
     timing = plan(dry_run(rerun_base, nested("qwyc.timing.runs", runs + 1)))
-    assert timing[0] == {"qwyc_timing", "qwyc_paper_vs_ours", "paper_vs_ours", "results_index"}
+    assert timing[0] == {"qwyc_timing", "qwyc_paper_vs_ours", "qwyc_claims"} | verdicts
     print("new learner:", learner, "\nn_seeds:", seeds, "\ntiming.runs:", timing)

@@ -187,6 +187,10 @@ DAG_PARAM_RULES = (
     "results_index",
 )
 
+#: Rules whose params name the run's config files (the verdicts' scale, the results index):
+#: a new overlay file reruns them (and the verdict pages gathering the claims).
+CONFIG_FILE_RULES = ("jab_claims", "qwyc_claims", "knapsack_claims", "results_index")
+
 #: How raw files are fetched. Every file is checked against its pinned sha256, so these
 #: change no result and rerun nothing; the fetch jobs read them from the environment
 #: (``FETCH_SETTINGS_ENV``), set when the workflow is parsed.
