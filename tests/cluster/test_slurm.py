@@ -163,7 +163,8 @@ def configfile(tmp_path_factory) -> Path:
             f"a non-empty subset of {sorted(cfg['experiments'])}"
         )
     cfg["experiments"] = {name: name in EXPERIMENTS for name in cfg["experiments"]}
-    path = tmp_path_factory.mktemp("config") / "cluster-smoke.yaml"
+    # named smoke.yaml: the verdicts' scale comes from the config file's name
+    path = tmp_path_factory.mktemp("config") / "smoke.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
 
