@@ -16,7 +16,7 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.neural_network import MLPRegressor
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .conformal.validation import check_random_state
+from .rng import check_random_state
 
 #: Names accepted by :func:`make_learner`.
 LEARNERS = ("ridge", "rf", "nn")

@@ -1,7 +1,9 @@
 """The library's one ``random_state`` convention, scikit-learn's (issue 13).
 
 ``random_state`` may be None, an int, a ``np.random.RandomState`` or a ``np.random.Generator``,
-with scikit-learn's meaning; the numeric code draws from a ``np.random.Generator``.
+with scikit-learn's meaning. :func:`check_generator` turns it into a ``np.random.Generator``
+(QWYC, knapsack), :func:`check_random_state` into a ``np.random.RandomState`` (the jackknife+
+estimators and learners, whose resampling protocol is stated for ``RandomState``).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state as _sklearn_check_random_state
 
 
 def check_generator(random_state, name: str = "random_state") -> np.random.Generator:
@@ -49,9 +51,41 @@ def check_generator(random_state, name: str = "random_state") -> np.random.Gener
             )
         return np.random.default_rng(int(random_state))
     if random_state is None or isinstance(random_state, np.random.RandomState):
-        rs = check_random_state(random_state)
+        rs = _sklearn_check_random_state(random_state)
         return np.random.default_rng(rs.randint(0, 2**32, size=4, dtype=np.uint64))
     raise ValueError(
         f"{name} must be None, an int in [0, 2**32 - 1], a numpy RandomState or "
         f"Generator; got {random_state!r} of type {type(random_state).__name__}"
     )
+
+
+def check_random_state(random_state) -> np.random.RandomState:
+    """The ``RandomState`` a ``random_state`` argument stands for.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator
+        None: NumPy's global ``RandomState``; int: a new ``RandomState(random_state)``;
+        ``RandomState``: itself (its state advances as it is drawn from); ``Generator``: a
+        ``RandomState`` wrapping the Generator's own bit generator, so the draws advance the
+        Generator exactly as they would advance a ``RandomState`` (two Generators in the same
+        state give identical results).
+
+    Returns
+    -------
+    numpy.random.RandomState
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemble_repro.conformal import check_random_state
+    >>> int(check_random_state(0).randint(100)) == int(np.random.RandomState(0).randint(100))
+    True
+    >>> a = check_random_state(np.random.default_rng(5)).randint(100, size=3)
+    >>> b = check_random_state(np.random.default_rng(5)).randint(100, size=3)
+    >>> bool((a == b).all())
+    True
+    """
+    if isinstance(random_state, np.random.Generator):
+        return np.random.RandomState(random_state.bit_generator)
+    return _sklearn_check_random_state(random_state)

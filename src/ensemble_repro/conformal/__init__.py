@@ -6,6 +6,7 @@ Estimators: :class:`JackknifePlusAfterBootstrap` (J+aB, Algorithm 2; minmax, App
 kernels in :mod:`.kernels`); input checks: :mod:`.validation`.
 """
 
+from ..rng import check_random_state
 from .core import (
     AGGREGATIONS,
     METHODS,
@@ -44,7 +45,6 @@ from .validation import (
     check_choice,
     check_n_jobs,
     check_positive_int,
-    check_random_state,
     check_test_data,
     check_training_data,
     resolve_resample_size,

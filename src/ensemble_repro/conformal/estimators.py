@@ -27,13 +27,13 @@ from sklearn import config_context
 from sklearn.base import BaseEstimator, RegressorMixin, clone, is_regressor
 from sklearn.utils.validation import check_is_fitted
 
+from ..rng import check_random_state
 from . import core
 from .validation import (
     check_alpha,
     check_choice,
     check_n_jobs,
     check_positive_int,
-    check_random_state,
     check_test_data,
     check_training_data,
     resolve_resample_size,

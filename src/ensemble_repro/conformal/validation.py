@@ -12,40 +12,7 @@ import numbers
 import os
 
 import numpy as np
-from sklearn.utils import check_random_state as _sklearn_check_random_state
 from sklearn.utils.validation import validate_data
-
-
-def check_random_state(random_state) -> np.random.RandomState:
-    """The ``RandomState`` a ``random_state`` argument stands for.
-
-    Parameters
-    ----------
-    random_state : None, int, numpy.random.RandomState or numpy.random.Generator
-        None: NumPy's global ``RandomState``; int: a new ``RandomState(random_state)``;
-        ``RandomState``: itself (its state advances as it is drawn from); ``Generator``: a
-        ``RandomState`` wrapping the Generator's own bit generator, so the draws advance the
-        Generator exactly as they would advance a ``RandomState`` (two Generators in the same
-        state give identical results).
-
-    Returns
-    -------
-    numpy.random.RandomState
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ensemble_repro.conformal import check_random_state
-    >>> int(check_random_state(0).randint(100)) == int(np.random.RandomState(0).randint(100))
-    True
-    >>> a = check_random_state(np.random.default_rng(5)).randint(100, size=3)
-    >>> b = check_random_state(np.random.default_rng(5)).randint(100, size=3)
-    >>> bool((a == b).all())
-    True
-    """
-    if isinstance(random_state, np.random.Generator):
-        return np.random.RandomState(random_state.bit_generator)
-    return _sklearn_check_random_state(random_state)
 
 
 def _check_no_pandas_missing(data, name: str) -> None:
