@@ -154,11 +154,9 @@ def check_targets(valid):
     Snakemake itself answers an unknown rule name with "No rule to produce ...", naming no valid
     target; a file path (a word holding a dot or a path separator) is left to Snakemake.
     """
-    if "--target-jobs" in sys.argv:  # a cluster job: Snakemake names the jobs itself
+    args = _cli_args()
+    if args is None:  # a cluster job, or Snakemake used from Python
         return
-    from snakemake.cli import get_argument_parser
-
-    args, _ = get_argument_parser().parse_known_args(sys.argv[1:])
     names = {r.name for r in workflow.rules}
     unknown = [t for t in args.targets or [] if t not in names and not set(t) & set("./")]
     if unknown:
@@ -200,10 +198,11 @@ def output_catalogue():
 
 def _cli_args():
     """The parsed command line (profiles applied) of the `snakemake` call parsing this file
-    (snakemake.cli.args_to_api), or None. Snakemake sets the executor and the group settings on
-    the workflow only after parsing the Snakefile."""
-    import sys
-
+    (snakemake.cli.args_to_api), or None, also in a cluster job re-parsing the Snakefile
+    (`--target-jobs`). Snakemake sets the executor and the group settings on the workflow only
+    after parsing the Snakefile."""
+    if "--target-jobs" in sys.argv:
+        return None
     frame = sys._getframe()
     while frame is not None:
         args = frame.f_locals.get("args")
@@ -247,9 +246,6 @@ def _cluster_requests(jobs, cores, args):
 
 def start_of_run():
     """Check the SLURM cluster (when the run uses it), then log the cost estimate."""
-    import sys
-    from pathlib import Path
-
     from ensemble_repro import cluster, estimate
 
     if "--target-jobs" in sys.argv:
