@@ -6,6 +6,15 @@ directory first; ~15 CPU-minutes in all, most of it the MLP fits on Blog):
         [--out src/ensemble_repro/unit_costs.csv] [--repeats 3] [--only start,rows,...]
 ``--only`` re-measures some sections and keeps the other rows of ``--out``.
 
+Calibration against whole runs (no measuring; rewrites only the ``calibration`` rows of the
+rules measured, keeping the rest):
+    PYTHONPATH=src python benchmarks/calibrate_costs.py \
+        --from-run CONFIG.yaml:WORKDIR [--from-run CONFIG2.yaml:WORKDIR2 ...]
+Each WORKDIR is a finished run of CONFIG; a rule's factor is its jobs' measured CPU time
+(``benchmark:`` files) over the bare model's estimate, summed over the runs
+(``ensemble_repro.estimate.calibration_rows``); ``python -m ensemble_repro.estimate --config
+CONFIG --compare WORKDIR`` prints the comparison.
+
 Every number is CPU time (``time.process_time``; of child processes via ``getrusage``), with
 one BLAS / OpenMP thread, so it holds on a machine loaded by other work, where wall times do
 not. Sections (the units of ensemble_repro.estimate, whose docstring gives the model):
@@ -230,7 +239,16 @@ def main(argv=None):
         help="sections to measure, the other rows of --out kept "
         f"(default: all of {','.join(SECTIONS)})",
     )
+    ap.add_argument(
+        "--from-run",
+        action="append",
+        default=[],
+        metavar="CONFIG:WORKDIR",
+        help="calibrate the per-rule factors from a finished run instead of measuring units",
+    )
     args = ap.parse_args(argv)
+    if args.from_run:
+        return calibrate_from_runs(args.from_run, args.out, ap)
     only = args.only.split(",")
     if set(only) - set(SECTIONS):
         ap.error(f"--only takes some of {','.join(SECTIONS)}, got {args.only!r}")
@@ -263,28 +281,59 @@ def main(argv=None):
         for section in only:
             measured += SECTIONS[section](results, quick, args.repeats)
     units = {u for u, *_ in measured}
-    kept = []
-    if set(only) != set(SECTIONS) and os.path.exists(args.out):
-        with open(args.out) as fh:
-            kept = [r for r in csv.DictReader(fh) if r["unit"] not in units]
-    with open(args.out, "w", newline="") as fh:
+    kept = [r for r in read_rows(args.out) if r["unit"] not in units]
+    new = [
+        {
+            "unit": unit,
+            "key": key,
+            "size": size,
+            "cpu_seconds": f"{secs:.6g}",
+            "source": f"calibrate_costs.py {when}",
+        }
+        for unit, key, size, secs in measured
+    ]
+    write_rows(args.out, kept + new)
+
+
+def read_rows(path):
+    """Rows of an existing unit-cost table (none when it does not exist)."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def write_rows(path, rows):
+    with open(path, "w", newline="") as fh:
         w = csv.DictWriter(
             fh, ["unit", "key", "size", "cpu_seconds", "source"], lineterminator="\n"
         )
         w.writeheader()
-        w.writerows(kept)
-        for unit, key, size, secs in measured:
-            w.writerow(
-                {
-                    "unit": unit,
-                    "key": key,
-                    "size": size,
-                    "cpu_seconds": f"{secs:.6g}",
-                    "source": f"calibrate_costs.py {when}",
-                }
+        w.writerows(rows)
+    print(f"wrote {path} ({len(rows)} rows)")
+
+
+def calibrate_from_runs(specs, out, ap):
+    """Rewrite the ``calibration`` rows of ``out`` from finished runs (CONFIG:WORKDIR each)."""
+    import yaml
+
+    runs = []
+    for spec in specs:
+        config_path, sep, workdir = spec.rpartition(":")
+        if not sep or not os.path.isdir(os.path.join(workdir, "results", "benchmarks")):
+            ap.error(
+                f"--from-run {spec!r}: give CONFIG.yaml:WORKDIR, WORKDIR holding the run's "
+                "results/benchmarks"
             )
-    rows = kept + measured
-    print(f"wrote {args.out} ({len(rows)} rows)")
+        with open(config_path) as fh:
+            runs.append((yaml.safe_load(fh), workdir))
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    rows = est.calibration_rows(runs, source=f"runs {' '.join(specs)} {when}")
+    rules = {r["key"] for r in rows}
+    kept = [r for r in read_rows(out) if not (r["unit"] == "calibration" and r["key"] in rules)]
+    for r in rows:
+        print(f"calibration {r['key']}: measured / estimated = {r['cpu_seconds']}")
+    write_rows(out, kept + rows)
 
 
 if __name__ == "__main__":

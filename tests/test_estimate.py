@@ -185,3 +185,69 @@ def test_cli_bad_input_names_it(tmp_path, capsys):
     schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
     assert est.main(["--config", str(bad), "--schema", str(schema)]) == 2
     assert "config value jab.alpha = 1.5 is invalid" in capsys.readouterr().err
+
+
+def write_benchmark(workdir, rule, wildcards, cpu, wall):
+    path = workdir / est.BENCHMARKS[rule].format(**wildcards)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{wall}\t0:00:01\t10\t{cpu}\n")
+
+
+def test_compare_reads_benchmarks_and_calibration_scales_jobs(units, tmp_path):
+    """Measured CPU comes from each job's benchmark file; a calibration row (measured /
+    estimated of the bare model) multiplies that rule's jobs and nothing else."""
+    bare = {j.name: j.cpu for j in est.jobs(toy_config(), ["communities"], units)}
+    main = bare["jab_main_cell:communities/ridge/m0.5"]
+    wc = {"jab_data": "communities", "jab_learner": "ridge"}
+    write_benchmark(tmp_path, "jab_main_cell", {**wc, "jab_m": "0.5"}, 3 * main, 99.0)
+    write_benchmark(tmp_path, "jab_jplus_cell", wc, 10.0, 12.0)
+    rows = {r.rule: r for r in est.compare(toy_config(), tmp_path, units, ["communities"])}
+    assert set(rows) == {"jab_main_cell", "jab_jplus_cell"}  # no file, no row
+    assert rows["jab_main_cell"].ratio == pytest.approx(3.0)
+    assert (rows["jab_main_cell"].jobs, rows["jab_main_cell"].wall) == (1, 99.0)
+    cal = est.calibration_rows([(toy_config(), tmp_path)], min_cpu=20.0, units=units)
+    # the J+ cell measured 10 CPU-s in all: below min_cpu, left uncalibrated
+    assert [(r["key"], float(r["cpu_seconds"])) for r in cal] == [("jab_main_cell", 3.0)]
+    path = tmp_path / "calibrated.csv"
+    lines = units.source.read_text().splitlines() + ["calibration,jab_main_cell,0,3,test"]
+    path.write_text("\n".join(lines) + "\n")
+    calibrated = {
+        j.name: j.cpu for j in est.jobs(toy_config(), ["communities"], est.UnitCosts(path))
+    }
+    assert calibrated["jab_main_cell:communities/ridge/m0.5"] == pytest.approx(3 * main)
+    assert {k: v for k, v in calibrated.items() if "main" not in k} == {
+        k: v for k, v in bare.items() if "main" not in k
+    }
+    uncal = est.UnitCosts(path, calibrated=False)
+    assert {j.name: j.cpu for j in est.jobs(toy_config(), ["communities"], uncal)} == bare
+    # calibrating again starts from the bare model: the same factor, not 3 x 3
+    again = est.calibration_rows(
+        [(toy_config(), tmp_path)], min_cpu=20.0, units=est.UnitCosts(path)
+    )
+    assert float(again[0]["cpu_seconds"]) == pytest.approx(3.0)
+    table = est.comparison_table(list(rows.values()))
+    assert "| jab | jab_main_cell | 1 |" in table and "| jab | **all** | 2 |" in table
+
+
+def test_compare_rejects_a_file_that_is_not_a_benchmark(units, tmp_path):
+    path = tmp_path / est.BENCHMARKS["jab_jplus_cell"].format(
+        jab_data="communities", jab_learner="ridge"
+    )
+    path.parent.mkdir(parents=True)
+    path.write_text("wall\n1\n")
+    with pytest.raises(ValueError, match=r"communities_ridge.tsv: not a Snakemake benchmark"):
+        est.compare(toy_config(), tmp_path, units, ["communities"])
+
+
+def test_rules_take_their_benchmark_files_from_the_library():
+    """Every ``benchmark:`` of the workflow is names.BENCHMARKS[<its rule>], so the estimate
+    reads back the files the jobs write."""
+    text = "\n".join(p.read_text() for p in sorted((REPO / "workflow" / "rules").glob("*.smk")))
+    declared = re.findall(
+        r"^rule (\w+):(?:(?!^rule ).)*?^    benchmark:\n\s+([^\n]+)$", text, re.M | re.S
+    )
+    assert declared, "no benchmark directives found"
+    assert {rule: line.strip() for rule, line in declared} == {
+        rule: f'names.BENCHMARKS["{rule}"]' for rule, _ in declared
+    }
+    assert {rule for rule, _ in declared} == set(est.BENCHMARKS)

@@ -53,6 +53,7 @@ from pathlib import Path
 from .data.preflight import DataPlan
 from .data.registry import prepared_names_for
 from .experiments.names import (
+    BENCHMARKS,
     FAN_STAR,
     KNAPSACK_TABLES,
     QWYC_STAR,
@@ -100,9 +101,13 @@ class UnitCosts:
     ----------
     path : str or Path, optional
         CSV file; the package's ``unit_costs.csv`` by default.
+    calibrated : bool, default True
+        Apply the per-rule ``calibration`` factors (measured / estimated CPU time of whole
+        runs, :func:`calibration_rows`); False gives the bare unit-cost model.
     """
 
-    def __init__(self, path=None):
+    def __init__(self, path=None, calibrated: bool = True):
+        self.calibrated, self.source = calibrated, path
         if path is None:
             text = resources.files("ensemble_repro").joinpath(UNIT_COSTS).read_text()
             self.path = UNIT_COSTS
@@ -143,6 +148,12 @@ class UnitCosts:
 
     def has(self, unit: str, key: str = "") -> bool:
         return (unit, key) in self.rows
+
+    def factor(self, rule: str) -> float:
+        """Calibration factor of ``rule``'s jobs (1 when none was measured or not calibrated)."""
+        if not self.calibrated or not self.has("calibration", rule):
+            return 1.0
+        return self.get("calibration", rule)
 
 
 # ---------------------------------------------------------------- work of one job
@@ -286,6 +297,8 @@ def jobs(config: dict, available: list[str], units: UnitCosts) -> list[Job]:
     out.append(Job("paper_vs_ours", "", "report", light, needs=tuple(finals)))
     out.append(Job("results_index", "", "report", light, needs=tuple(j.name for j in out)))
     out.append(Job("all", "", "report", 0.0, needs=("results_index",)))
+    for j in out:
+        j.cpu *= units.factor(j.rule)
     return out
 
 
@@ -690,6 +703,151 @@ def table(costs: list[PaperCost], cores: int) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- measured against estimated
+
+
+def measured(job: Job, workdir) -> tuple[float, float] | None:
+    """(CPU seconds, wall seconds) of ``job`` from its benchmark file under ``workdir`` (the
+    mean over the file's rows), or None when the rule has no benchmark or the job did not run."""
+    pattern = BENCHMARKS.get(job.rule)
+    if pattern is None:
+        return None
+    path = Path(workdir) / pattern.format(**job.wildcards)
+    try:
+        rows = list(csv.DictReader(path.read_text().splitlines(), delimiter="\t"))
+    except FileNotFoundError:
+        return None
+    try:
+        cpu = [float(r["cpu_time"]) for r in rows]
+        wall = [float(r["s"]) for r in rows]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(
+            f"{path}: not a Snakemake benchmark file (columns s and cpu_time); delete it and "
+            "rerun the job"
+        ) from None
+    if not rows:
+        return None
+    return sum(cpu) / len(cpu), sum(wall) / len(wall)
+
+
+@dataclass
+class RuleCost:
+    """Estimated and measured CPU seconds of the jobs of one rule that ran."""
+
+    paper: str
+    rule: str
+    jobs: int
+    estimated: float
+    measured: float
+    wall: float
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.estimated if self.estimated > 0 else math.nan
+
+
+def compare(config: dict, workdir, units: UnitCosts | None = None, available=None):
+    """Per rule, the estimated and the measured CPU time of the jobs that ran in ``workdir``.
+
+    Parameters
+    ----------
+    config : dict
+        The config the run used.
+    workdir : str or Path
+        The run's working directory (holding ``results/benchmarks``).
+    units : UnitCosts, optional
+        Unit costs; the package's (calibrated) table by default.
+    available : list of str, optional
+        Prepared data sets of the run (:func:`default_available` by default).
+
+    Returns
+    -------
+    list of RuleCost
+        One per rule with at least one measured job, in job order.
+    """
+    units = units or UnitCosts()
+    available = default_available(config) if available is None else available
+    out: dict[str, RuleCost] = {}
+    for job in jobs(config, list(available), units):
+        got = measured(job, workdir)
+        if got is None:
+            continue
+        row = out.setdefault(job.rule, RuleCost(job.paper, job.rule, 0, 0.0, 0.0, 0.0))
+        row.jobs += 1
+        row.estimated += job.cpu
+        row.measured += got[0]
+        row.wall += got[1]
+    return list(out.values())
+
+
+def calibration_rows(
+    runs, min_cpu: float = 60.0, source: str = "", units: UnitCosts | None = None
+) -> list[dict]:
+    """``calibration`` rows of the unit-cost table: per rule, measured / estimated CPU time over
+    the given runs, against the uncalibrated model.
+
+    Parameters
+    ----------
+    runs : list of (dict, path)
+        (config, working directory) of each measured run.
+    min_cpu : float, default 60
+        Rules with less measured CPU time in all are left uncalibrated (start-up noise).
+    source : str
+        Text of the rows' ``source`` column.
+    units : UnitCosts, optional
+        The unit costs to calibrate (the package's by default); their own calibration rows
+        are ignored.
+
+    Returns
+    -------
+    list of dict
+        Rows with the columns of ``unit_costs.csv``.
+    """
+    est_sum: dict[str, float] = {}
+    cpu_sum: dict[str, float] = {}
+    bare = UnitCosts(units.source if units else None, calibrated=False)
+    for config, workdir in runs:
+        for r in compare(config, workdir, bare):
+            est_sum[r.rule] = est_sum.get(r.rule, 0.0) + r.estimated
+            cpu_sum[r.rule] = cpu_sum.get(r.rule, 0.0) + r.measured
+    return [
+        {
+            "unit": "calibration",
+            "key": rule,
+            "size": 0,
+            "cpu_seconds": f"{cpu_sum[rule] / est_sum[rule]:.4g}",
+            "source": source,
+        }
+        for rule in est_sum
+        if cpu_sum[rule] >= min_cpu and est_sum[rule] > 0
+    ]
+
+
+def comparison_table(rows: list[RuleCost]) -> str:
+    """A Markdown table of :func:`compare`'s result, with a total per paper."""
+    lines = [
+        "| paper | rule | jobs | estimated CPU-s | measured CPU-s | measured / estimated "
+        "| measured wall-s |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for paper in dict.fromkeys(r.paper for r in rows):
+        mine = [r for r in rows if r.paper == paper]
+        total = RuleCost(
+            paper,
+            "**all**",
+            sum(r.jobs for r in mine),
+            sum(r.estimated for r in mine),
+            sum(r.measured for r in mine),
+            sum(r.wall for r in mine),
+        )
+        for r in [*mine, total]:
+            lines.append(
+                f"| {r.paper} | {r.rule} | {r.jobs} | {r.estimated:.0f} | {r.measured:.0f} | "
+                f"{r.ratio:.2f} | {r.wall:.0f} |"
+            )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     """``python -m ensemble_repro.estimate --config config/quick.yaml --cores 2``."""
     import yaml
@@ -707,6 +865,13 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--meps", action="store_true", help="count MEPS (its file is staged)")
     ap.add_argument("--unit-costs", default=None, help="unit-cost CSV (default: the package's)")
+    ap.add_argument(
+        "--compare",
+        metavar="WORKDIR",
+        default=None,
+        help="compare with the CPU times measured by a run of --config in WORKDIR "
+        "(its results/benchmarks)",
+    )
     ap.add_argument(
         "--schema",
         default="workflow/schemas/config.schema.yaml",
@@ -728,6 +893,13 @@ def main(argv=None) -> int:
         except ConfigError as err:
             print(err, file=sys.stderr)
             return 2
+    if args.compare is not None:
+        if not (Path(args.compare) / "results" / "benchmarks").is_dir():
+            ap.error(f"--compare {args.compare}: no results/benchmarks there (run the workflow)")
+        rows = compare(config, args.compare, UnitCosts(args.unit_costs))
+        print(f"Estimated vs measured CPU time of {args.config} run in {args.compare}:")
+        print(comparison_table(rows))
+        return 0
     profile = load_profile(args.slurm_profile) if args.slurm_profile else None
     costs = estimate(
         config,

@@ -41,7 +41,7 @@ rule prepare:
     log:
         "results/logs/data/prepare/{name}.log",
     benchmark:
-        "results/benchmarks/data/prepare/{name}.tsv"
+        names.BENCHMARKS["prepare"]
     conda:
         ENV
     threads: 1

@@ -54,7 +54,7 @@ rule jab_main_cell:
     log:
         "results/logs/jab/main/{jab_data}_{jab_learner}_m{jab_m}.log",
     benchmark:
-        "results/benchmarks/jab/main/{jab_data}_{jab_learner}_m{jab_m}.tsv"
+        names.BENCHMARKS["jab_main_cell"]
     group:
         "jab_grid"
     conda:
@@ -78,7 +78,7 @@ rule jab_jplus_cell:
     log:
         "results/logs/jab/jplus/{jab_data}_{jab_learner}.log",
     benchmark:
-        "results/benchmarks/jab/jplus/{jab_data}_{jab_learner}.tsv"
+        names.BENCHMARKS["jab_jplus_cell"]
     group:
         "jab_grid"
     conda:
@@ -102,7 +102,7 @@ rule jab_fixed_vs_random_cell:
     log:
         "results/logs/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.log",
     benchmark:
-        "results/benchmarks/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.tsv"
+        names.BENCHMARKS["jab_fixed_vs_random_cell"]
     group:
         "jab_grid"
     conda:

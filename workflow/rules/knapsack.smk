@@ -46,7 +46,7 @@ rule knapsack_examples:
     log:
         "results/logs/knapsack/examples.log",
     benchmark:
-        "results/benchmarks/knapsack/examples.tsv"
+        names.BENCHMARKS["knapsack_examples"]
     conda:
         ENV
     threads: 1
@@ -70,7 +70,7 @@ rule knapsack_pool:
     log:
         "results/logs/knapsack/pool/{kn_data}.log",
     benchmark:
-        "results/benchmarks/knapsack/pool/{kn_data}.tsv"
+        names.BENCHMARKS["knapsack_pool"]
     group:
         "knapsack_grid"
     conda:
@@ -106,7 +106,7 @@ rule knapsack_select:
     log:
         "results/logs/knapsack/select/{kn_pool}.log",
     benchmark:
-        "results/benchmarks/knapsack/select/{kn_pool}.tsv"
+        names.BENCHMARKS["knapsack_select"]
     group:
         "knapsack_grid"
     conda:
@@ -173,7 +173,7 @@ rule knapsack_summary:
     log:
         "results/logs/knapsack/summary.log",
     benchmark:
-        "results/benchmarks/knapsack/summary.tsv"
+        names.BENCHMARKS["knapsack_summary"]
     conda:
         ENV
     threads: 1

@@ -69,7 +69,7 @@ rule qwyc_model:
     log:
         "results/logs/qwyc/model/{qwyc_data}.log",
     benchmark:
-        "results/benchmarks/qwyc/model/{qwyc_data}.tsv"
+        names.BENCHMARKS["qwyc_model"]
     conda:
         ENV
     threads: 1  # GBTs are trained single-threaded so results do not depend on --cores
@@ -91,7 +91,7 @@ rule qwyc_sweep:
     log:
         "results/logs/qwyc/sweep/{qwyc_data}_{qwyc_method}.log",
     benchmark:
-        "results/benchmarks/qwyc/sweep/{qwyc_data}_{qwyc_method}.tsv"
+        names.BENCHMARKS["qwyc_sweep"]
     group:
         "qwyc_grid"
     conda:
@@ -152,7 +152,7 @@ rule qwyc_sensitivity:
     log:
         "results/logs/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.log",
     benchmark:
-        "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv"
+        names.BENCHMARKS["qwyc_sensitivity"]
     group:
         "qwyc_grid"
     conda:
@@ -223,7 +223,7 @@ rule qwyc_timing:
     log:
         "results/logs/qwyc/timing/{qwyc_data}.log",
     benchmark:
-        "results/benchmarks/qwyc/timing/{qwyc_data}.tsv"
+        names.BENCHMARKS["qwyc_timing"]
     conda:
         ENV
     threads: 1  # one core: per-example times of the three methods are measured side by side

@@ -106,3 +106,24 @@ KNAPSACK_TABLES = {
     "rule_check": ("stopping_rule_check", "Stopping threshold vs greedy start and optimum"),
     "costs": ("cost_model", "FLOP cost model vs measured training time"),
 }
+
+
+# ---------------------------------------------------------------- benchmark files
+#: The ``benchmark:`` file of each rule that declares one, formatted with the job's wildcards
+#: (the rules take it from here; ``ensemble_repro.estimate`` reads the measured CPU time back).
+BENCHMARKS = {
+    "prepare": "results/benchmarks/data/prepare/{name}.tsv",
+    "jab_main_cell": "results/benchmarks/jab/main/{jab_data}_{jab_learner}_m{jab_m}.tsv",
+    "jab_jplus_cell": "results/benchmarks/jab/jplus/{jab_data}_{jab_learner}.tsv",
+    "jab_fixed_vs_random_cell": (
+        "results/benchmarks/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.tsv"
+    ),
+    "qwyc_model": "results/benchmarks/qwyc/model/{qwyc_data}.tsv",
+    "qwyc_sweep": "results/benchmarks/qwyc/sweep/{qwyc_data}_{qwyc_method}.tsv",
+    "qwyc_sensitivity": "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv",
+    "qwyc_timing": "results/benchmarks/qwyc/timing/{qwyc_data}.tsv",
+    "knapsack_examples": "results/benchmarks/knapsack/examples.tsv",
+    "knapsack_pool": "results/benchmarks/knapsack/pool/{kn_data}.tsv",
+    "knapsack_select": "results/benchmarks/knapsack/select/{kn_pool}.tsv",
+    "knapsack_summary": "results/benchmarks/knapsack/summary.tsv",
+}
