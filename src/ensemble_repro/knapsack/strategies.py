@@ -632,11 +632,12 @@ def simulated_annealing(
         return SA_MOVES[moves](rng, m, movable, t, cap)
 
     mask = np.zeros(p.size, bool)
-    if init == "greedy_forward":  # its evaluations count towards SA's
+    current = 0.0  # the empty set
+    if init == "greedy_forward":
         start = greedy_forward(p, t, budget, key="usefulness", even=even)
         mask[start.members] = True
-        search.evaluations = start.evaluations - 1
-    current = energy(mask) if mask.any() else 0.0
+        current = energy(mask)  # the start is recorded even if greedy used up MAXSTEP
+        search.evaluations += start.evaluations - 1  # greedy's evaluations count towards SA's
     walk, q_walk, deltas = mask, current, []
     for _ in range(probe_moves):
         if search.done:
