@@ -37,7 +37,7 @@ T6 = np.array([5.0, 1.0, 2.0, 4.0, 3.0, 1.5])
     [
         (8.0, 3, 1),  # 4 cheapest fit (7.5 <= 8) -> odd 3; 8 / 2.75 = 2.9 -> 2 -> odd 1
         (11.5, 5, 3),  # exactly 5 cheapest (11.5); 11.5 / 2.75 = 4.18 -> 4 -> 3
-        (16.5, 5, 5),  # all 6 fit -> odd 5; 16.5 / 2.75 = 6 -> 5
+        (4.5, 3, 1),  # exactly 3 cheapest (4.5); 4.5 / 2.75 = 1.6 -> 1
     ],
 )
 def test_ell_T_is_the_size_the_budget_affords(budget, affordable, mean_cost):
