@@ -16,7 +16,7 @@ from .beta import StoppingRule
 from .energy import TOL as _TOL
 from .energy import check_pool, efficiency, majority_vote_accuracy, max_affordable
 
-#: Default escape parameter MAXSTEP (energy evaluations) [I, spec §4.6].
+#: Default escape parameter MAXSTEP (search steps: constructions or evaluations) [I, spec §4.6].
 MAXSTEP = 10_000
 
 
