@@ -173,14 +173,21 @@ def test_efficiency_uses_the_maximal_number_of_copies():
 
 
 def test_greedy_forward_adds_one_member_at_a_time():
-    # From {0} (q = .9) one member at a time: {0, x} scores .9 (drop_min) and is kept; the
-    # first such x is member 1, and {0, 1, y} scores at most .9 .55 + .9 .8 + .55 .8 - 2 (.9)
-    # (.55)(.8) = .863 < .9: stop at {0}. Pairs: {0, 2, 3} scores .72 + .72 + .64 - 1.152 = .928.
-    p, t = [0.9, 0.55, 0.8, 0.8], np.ones(4)
+    # From {0} (q = .9) one member at a time: every {0, x} scores .9 (drop_min); the tie goes
+    # to the best strict q = .9 p_x, x = 1 (.765), which costs 2 and fills T = 3: stop, {0}.
+    # Pairs: {0, 2, 3} (cost 3) scores .9 .8 + .9 .8 + .8 .8 - 2 (.9)(.8)(.8) = .928 > .9.
+    p, t = [0.9, 0.85, 0.8, 0.8], [1.0, 2.0, 1.0, 1.0]
     single = greedy_forward(p, t, 3.0)
     assert single.members.tolist() == [0] and single.accuracy == pytest.approx(0.9)
     pairs = greedy_forward(p, t, 3.0, step=2)
     assert pairs.members.tolist() == [0, 2, 3] and pairs.accuracy == pytest.approx(0.928)
+    # ties are not broken by member order: the same pool listed the other way round
+    rev = greedy_forward(p[::-1], t[::-1], 3.0)
+    assert rev.members.tolist() == [3]
+    # unit costs: {0, 1} (strict .765) then {0, 1, y}: .9 .85 + .9 .8 + .85 .8 - 2 (.9)(.85)(.8)
+    # = .765 + .72 + .68 - 1.224 = .941 > .9
+    unit = greedy_forward(p, np.ones(4), 3.0)
+    assert unit.members.tolist() == [0, 1, 2] and unit.accuracy == pytest.approx(0.941)
     # usefulness key, one at a time through even sizes: 1 -> 2 -> 3 cheap members
     q3 = majority_vote_accuracy([0.75] * 3)
     res = greedy_forward([0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1, 1, 1, 1], 4.0, key="usefulness")
