@@ -24,11 +24,13 @@ CONFIG_FILES = [
 
 
 rule jab_claims:
-    """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials."""
+    """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials,
+    each with its robustness to the aggregation and to sampling without replacement."""
     input:
         main=f"{JR}/main.csv",
         jplus=f"{JR}/jplus.csv",
         fvr=f"{JR}/fixed_vs_random.csv",
+        wor=f"{JR}/without_replacement.csv",
     output:
         paper_claims_csv("jab"),
     log:

@@ -2,7 +2,8 @@
 # Library: ensemble_repro.conformal; experiment cells: ensemble_repro.experiments.jab;
 # figures / tables: ensemble_repro.experiments.jab_report.
 # Jobs: one per (grid, data set, learner, m/n) with all trials inside (main grid: 45 jobs at
-# paper scale, fixed-vs-random: 90, J+non-ensemble: 9), grouped as "jab_grid" for a cluster,
+# paper scale, fixed-vs-random: 90, J+non-ensemble: 9, without replacement: 9), grouped as
+# "jab_grid" for a cluster,
 # then one collect, one figures and one tables job. MEPS is left out (with a warning from
 # common.smk) when its AHRQ file is absent; its panels and Table S1 then say so.
 # Resources, measured on the 2-core shared box (smoke/quick configs, results/benchmarks/jab/):
@@ -17,6 +18,9 @@ JAB_LEARNERS = JAB["learners"]
 JAB_MAIN_M = [f"{r:g}" for r in JAB["main"]["m_ratios"]]
 JAB_FVR_ON = JAB["fixed_vs_random"]["enabled"]
 JAB_FVR_M = [f"{r:g}" for r in JAB["fixed_vs_random"]["m_ratios"]] if JAB_FVR_ON else []
+# sampling sensitivity setting (robust_to of the claims): main grid subsampling without replacement
+JAB_WOR = JAB["without_replacement"]
+JAB_WOR_M = [f"{r:g}" for r in JAB_WOR["m_ratios"]] if JAB_WOR["enabled"] else []
 JR = "results/jab"
 # Figure and table ids and file names: ensemble_repro.experiments.names (one definition).
 JAB_FIGS = names.jab_figure_ids(JAB["aggregations"], JAB_FVR_ON)
@@ -42,7 +46,7 @@ jab_targets = lambda: JAB_TARGETS
 wildcard_constraints:
     jab_data=regex_choice(JAB_ALL),
     jab_learner=regex_choice(JAB_LEARNERS),
-    jab_m=regex_choice(sorted(set(JAB_MAIN_M + JAB_FVR_M))),
+    jab_m=regex_choice(sorted(set(JAB_MAIN_M + JAB_FVR_M + JAB_WOR_M))),
 
 
 rule jab_main_cell:
@@ -117,6 +121,31 @@ rule jab_fixed_vs_random_cell:
         "../scripts/jab_cell.py"
 
 
+rule jab_without_replacement_cell:
+    """Sampling sensitivity setting, all trials at one m/n: the main grid's J+aB and J+ensemble
+    with resamples drawn without replacement (subsampling, paper Section 2.2)."""
+    input:
+        table=lambda wc: prepared(wc.jab_data),
+    output:
+        f"{JR}/cells/without_replacement/{{jab_data}}/{{jab_learner}}/m{{jab_m}}.parquet",
+    log:
+        "results/logs/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.log",
+    benchmark:
+        "results/benchmarks/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.tsv"
+    group:
+        "jab_grid"
+    conda:
+        ENV
+    threads: 2  # as jab_main_cell: trials side by side, each method timed alone
+    resources:
+        mem_mb=2000,
+        runtime=lambda wc: {"ridge": 30, "rf": 240, "nn": 1440}[wc.jab_learner],
+    params:
+        cfg=rule_params("jab_without_replacement_cell"),
+    script:
+        "../scripts/jab_cell.py"
+
+
 rule jab_collect:
     """Tidy result tables (one row per data set x learner x aggregation x method x m/n x trial)."""
     input:
@@ -133,11 +162,18 @@ rule jab_collect:
             l=JAB_LEARNERS,
             m=JAB_FVR_M,
         ),
+        wor=expand(
+            f"{JR}/cells/without_replacement/{{d}}/{{l}}/m{{m}}.parquet",
+            d=JAB_DATASETS,
+            l=JAB_LEARNERS,
+            m=JAB_WOR_M,
+        ),
         meta=[prepared_meta(d) for d in JAB_DATASETS],
     output:
         main=f"{JR}/main.csv",
         jplus=f"{JR}/jplus.csv",
         fvr=f"{JR}/fixed_vs_random.csv",
+        wor=f"{JR}/without_replacement.csv",
     log:
         "results/logs/jab/collect.log",
     conda:

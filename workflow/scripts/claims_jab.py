@@ -11,6 +11,7 @@ write_jab_claims(
     snakemake.input.main,
     snakemake.input.jplus,
     snakemake.input.fvr,
+    snakemake.input.wor,
     snakemake.output[0],
     jab_cfg=p.cfg["jab"],
     seed=p.cfg["seed"],

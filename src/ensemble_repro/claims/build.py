@@ -44,6 +44,7 @@ def write_jab_claims(
     main: PathLike,
     jplus: PathLike,
     fvr: PathLike,
+    without_replacement: PathLike,
     out: PathLike,
     *,
     jab_cfg: Mapping,
@@ -51,11 +52,13 @@ def write_jab_claims(
     missing: Sequence[str],
     config_files: Iterable[str],
 ) -> None:
-    """``results/jab/claims.csv`` from main.csv, jplus.csv and fixed_vs_random.csv."""
+    """``results/jab/claims.csv`` from main.csv, jplus.csv, fixed_vs_random.csv and the
+    sampling sensitivity setting's without_replacement.csv."""
     rows = jab.evaluate(
         _read(main),
         _read(jplus),
         _read(fvr),
+        _read(without_replacement),
         alpha=jab_cfg["alpha"],
         datasets=jab_cfg["datasets"],
         missing=missing,
