@@ -89,6 +89,7 @@ def toy_config(**main):
             "max_test_points": 10,
             "main": {"n": 4, "m_ratios": [0.5], "n_resamples": 3, **main},
             "fixed_vs_random": {"enabled": False},
+            "without_replacement": {"enabled": False},
         },
     }
 
@@ -172,7 +173,7 @@ def test_cli_prints_table(capsys):
     assert est.main(["--config", str(CONFIGS["smoke"]), "--cores", "2"]) == 0
     out = capsys.readouterr().out
     assert "| paper | jobs | CPU-hours | wall on 2 cores | wall on SLURM |" in out
-    assert re.search(r"^\| total \| 57 \|", out, re.MULTILINE)  # as snakemake -n (other test)
+    assert re.search(r"^\| total \| 59 \|", out, re.MULTILINE)  # as snakemake -n (other test)
 
 
 def test_cli_bad_input_names_it(tmp_path, capsys):
