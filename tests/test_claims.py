@@ -183,6 +183,40 @@ def test_jab_robust_to_names_the_setting_that_flips_the_verdict():
     )
 
 
+def test_jab_paper_page_is_generated_from_its_claims_rows(tmp_path):
+    main, jplus = _jab_tables(0.01)
+    paths = {}
+    for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame()), ("wor", main)):
+        paths[name] = tmp_path / f"{name}.csv"
+        df.to_csv(paths[name], index=False)
+    page = tmp_path / "jab" / "paper_vs_ours.md"
+    write_jab_claims(
+        *paths.values(),
+        tmp_path / "jab" / "claims.csv",
+        jab_cfg={
+            "alpha": 0.1,
+            "datasets": ["communities"],
+            "aggregations": ["mean", "median"],
+            "timing_m_ratio": 0.6,
+        },
+        seed=0,
+        missing=[],
+        config_files=["config/quick.yaml"],
+        page=page,
+    )
+    claims = read_claims(tmp_path / "jab" / "claims.csv")
+    text = page.read_text()
+    assert text.startswith("# Jackknife+-after-bootstrap")
+    headings = [line for line in text.splitlines() if line.startswith("### ")]
+    assert len(headings) == len(claims)
+    for r, h in zip(claims.itertuples(), headings, strict=True):  # verdict words: the rows'
+        assert h == f"### {r.claim_id} ({r.dataset}): {r.verdict}"
+    assert f"- **Robust to**: {claims['robust_to'].iloc[0]}" in text
+    assert "quick scale" in text
+    lowered = text.lower()
+    assert not any(w in lowered for w in ("holds", "yes", "true", "not observed"))
+
+
 # ------------------------------------------------------------------ QWYC evaluator
 def _qwyc_points(n_splits: int, qwyc_models: float):
     rows = []

@@ -32,7 +32,8 @@ rule jab_claims:
         fvr=f"{JR}/fixed_vs_random.csv",
         wor=f"{JR}/without_replacement.csv",
     output:
-        paper_claims_csv("jab"),
+        claims=paper_claims_csv("jab"),
+        page=f"{JR}/paper_vs_ours.md",
     log:
         "results/logs/claims/jab.log",
     conda:
