@@ -57,6 +57,8 @@ from .experiments.names import (
     KNAPSACK_TABLES,
     QWYC_STAR,
     TIMING_METHODS,
+    jab_figure_ids,
+    jab_figure_name,
     qwyc_method_names,
     sensitivity_methods,
 )
@@ -358,9 +360,20 @@ def _jab_jobs(jab, available, units, start, light, out):
                     )
     out += cells
     out.append(Job("jab_collect", "", "jab", light, needs=tuple(c.name for c in cells)))
-    out.append(Job("jab_figures", "", "jab", light, needs=("jab_collect",)))
+    figures = [
+        Job(
+            "jab_figures",
+            jab_figure_name(f),
+            "jab",
+            light,
+            needs=("jab_collect",),
+            wildcards={"jab_fig": jab_figure_name(f)},
+        )
+        for f in jab_figure_ids(jab["aggregations"], jab["fixed_vs_random"]["enabled"])
+    ]
+    out += figures
     out.append(Job("jab_tables", "", "jab", light, needs=("jab_collect",)))
-    return ["jab_figures", "jab_tables"]
+    return [j.name for j in figures] + ["jab_tables"]
 
 
 def _qwyc_jobs(q, available, units, start, light, out):
