@@ -55,8 +55,16 @@ def entries(workdir: Path, configfile: Path) -> list[dict]:
                 caption = ""
                 if rep.caption is not None:
                     smk = Snakemake(
-                        job.input, job.output, job.params, job.wildcards, job.threads,
-                        job.resources, job.log, wf.config, job.rule.name, None,
+                        job.input,
+                        job.output,
+                        job.params,
+                        job.wildcards,
+                        job.threads,
+                        job.resources,
+                        job.log,
+                        wf.config,
+                        job.rule.name,
+                        None,
                     )
                     text = Path(str(rep.caption)).read_text(encoding="utf-8")
                     caption = env.from_string(text).render(snakemake=smk, categories={}, files=[])

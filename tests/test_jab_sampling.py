@@ -35,8 +35,19 @@ def _recorded_cell(monkeypatch, replace):
     monkeypatch.setattr(jab, "parallel_fit", pfit_spy)
     X, y = synthetic()
     rows = jab.main_cell(
-        X, y, dataset="toy", learner="ridge", m_ratio=M_RATIO, trial=0, n=N, n_resamples=6,
-        aggregations=["mean"], alpha=ALPHA, seed=3, trial_seed_base=98765, replace=replace,
+        X,
+        y,
+        dataset="toy",
+        learner="ridge",
+        m_ratio=M_RATIO,
+        trial=0,
+        n=N,
+        n_resamples=6,
+        aggregations=["mean"],
+        alpha=ALPHA,
+        seed=3,
+        trial_seed_base=98765,
+        replace=replace,
     )
     return X, y, rows, calls
 
@@ -61,7 +72,7 @@ def _naive_jab(models, resamples, Xtr, ytr, Xte):
 def test_without_replacement_draws_no_duplicates_and_matches_naive_jab(monkeypatch):
     X, y, rows, calls = _recorded_cell(monkeypatch, replace=False)
     m = jab.resample_size(N, M_RATIO)
-    (resamples, models), = calls["jab"]
+    ((resamples, models),) = calls["jab"]
     assert resamples.shape[1] == m and len(models) == len(resamples)
     assert all(len(set(s)) == m for s in resamples)  # no index drawn twice
     for i, sets in enumerate(calls["ens"][0]):  # J+ensemble: n ensembles, none contains i
@@ -78,7 +89,7 @@ def test_without_replacement_draws_no_duplicates_and_matches_naive_jab(monkeypat
 
 def test_with_replacement_stays_the_bootstrap(monkeypatch):
     *_, calls = _recorded_cell(monkeypatch, replace=True)
-    (resamples, _), = calls["jab"]
+    ((resamples, _),) = calls["jab"]
     assert any(len(set(s)) < resamples.shape[1] for s in resamples)  # duplicates occur
 
 
@@ -86,6 +97,17 @@ def test_without_replacement_rejects_m_equal_n():
     X, y = synthetic()
     with pytest.raises(ValueError, match=r"m <= n - 1 = 19; m/n = 1 gives m = 20"):
         jab.main_cell(
-            X, y, dataset="toy", learner="ridge", m_ratio=1.0, trial=0, n=N, n_resamples=3,
-            aggregations=["mean"], alpha=ALPHA, seed=3, trial_seed_base=98765, replace=False,
+            X,
+            y,
+            dataset="toy",
+            learner="ridge",
+            m_ratio=1.0,
+            trial=0,
+            n=N,
+            n_resamples=3,
+            aggregations=["mean"],
+            alpha=ALPHA,
+            seed=3,
+            trial_seed_base=98765,
+            replace=False,
         )

@@ -13,8 +13,7 @@ from ensemble_repro.claims import (
     VERDICT_SUMMARY_RST,
     paper_claims_csv,
 )
-# jab.smk's figure labels and captions
-from ensemble_repro.claims.captions import jab_figure_caption, jab_figure_labels
+from ensemble_repro.claims.captions import jab_figure_caption, jab_figure_labels  # jab.smk
 
 # Config files of this run: claims rows say at which scale (smoke / quick / paper) they were made.
 # relative to the working directory, so the verdicts' scale (and the rerun trigger of the rules

@@ -69,9 +69,7 @@ def draw_n_resamples(n_resamples: int, n: int, m: int, replace: bool, rng) -> in
     return int(rng.binomial(n_resamples, binomial_probability(n, m, replace)))
 
 
-def paper_n_resamples(
-    target: int, n: int, m: int, matched: str, replace: bool = True
-) -> int:
+def paper_n_resamples(target: int, n: int, m: int, matched: str, replace: bool = True) -> int:
     """The B-tilde the paper passes to the Binomial draw (Theorem 1).
 
     ``matched="loo"`` (Section 5): floor(target / ((1 - 1/(n+1))^m (1 - 1/n)^m)), so that each
