@@ -17,6 +17,25 @@ def synthetic(n_total=80, p=4, seed=1):
     return X, X @ rng.randn(p) + rng.standard_t(3, n_total)
 
 
+def _cell(X, y, m_ratio, replace):
+    """One main-grid trial with ridge on the toy data."""
+    return jab.main_cell(
+        X,
+        y,
+        dataset="toy",
+        learner="ridge",
+        m_ratio=m_ratio,
+        trial=0,
+        n=N,
+        n_resamples=6,
+        aggregations=["mean"],
+        alpha=ALPHA,
+        seed=3,
+        trial_seed_base=98765,
+        replace=replace,
+    )
+
+
 def _recorded_cell(monkeypatch, replace):
     """One main-grid trial with ridge, recording every resample and fitted J+aB model."""
     calls = {"jab": [], "ens": []}
@@ -34,21 +53,7 @@ def _recorded_cell(monkeypatch, replace):
     monkeypatch.setattr(jab, "fit_models", fit_spy)
     monkeypatch.setattr(jab, "parallel_fit", pfit_spy)
     X, y = synthetic()
-    rows = jab.main_cell(
-        X,
-        y,
-        dataset="toy",
-        learner="ridge",
-        m_ratio=M_RATIO,
-        trial=0,
-        n=N,
-        n_resamples=6,
-        aggregations=["mean"],
-        alpha=ALPHA,
-        seed=3,
-        trial_seed_base=98765,
-        replace=replace,
-    )
+    rows = _cell(X, y, M_RATIO, replace)
     return X, y, rows, calls
 
 
@@ -96,18 +101,4 @@ def test_with_replacement_stays_the_bootstrap(monkeypatch):
 def test_without_replacement_rejects_m_equal_n():
     X, y = synthetic()
     with pytest.raises(ValueError, match=r"m <= n - 1 = 19; m/n = 1 gives m = 20"):
-        jab.main_cell(
-            X,
-            y,
-            dataset="toy",
-            learner="ridge",
-            m_ratio=1.0,
-            trial=0,
-            n=N,
-            n_resamples=3,
-            aggregations=["mean"],
-            alpha=ALPHA,
-            seed=3,
-            trial_seed_base=98765,
-            replace=False,
-        )
+        _cell(X, y, 1.0, replace=False)
