@@ -128,11 +128,12 @@ def _jab_tables(coverage_sd: float, centre: float = 0.9, trials: int = 10):
     return main, jplus
 
 
-def _jab_rows(main, jplus):
+def _jab_rows(main, jplus, without_replacement=None):
     rows = jab_claims.evaluate(
         main,
         jplus,
         pd.DataFrame(),
+        pd.DataFrame() if without_replacement is None else without_replacement,
         alpha=0.1,
         datasets=["meps", "communities"],
         missing=["meps"],
@@ -147,7 +148,9 @@ def test_jab_coverage_claim_holds_fails_and_meps_is_untestable():
     holds = _jab_rows(*_jab_tables(0.01))
     assert holds[("jab.coverage", "communities")]["verdict"] == REPRODUCED
     assert holds[("jab.coverage", "communities")]["n_repeats"] == 10
-    assert holds[("jab.coverage", "communities")]["robust_to"] == "1 of 1 (median)"
+    assert holds[("jab.coverage", "communities")]["robust_to"] == (
+        "1 of 1 (median); not testable under: sampling without replacement"
+    )
     fails = _jab_rows(*_jab_tables(0.01, centre=0.7))
     assert fails[("jab.coverage", "communities")]["verdict"] == NOT_REPRODUCED
     edge = _jab_rows(*_jab_tables(0.01, centre=0.95))  # mean on the band's edge: straddles
@@ -161,6 +164,57 @@ def test_jab_bagging_claim_rf_narrower_ridge_not():
     assert rows[("jab.bagging_helps_rf", "communities")]["verdict"] == REPRODUCED
     assert rows[("jab.width_no_winner", "communities")]["verdict"] == REPRODUCED  # equal widths
     assert rows[("jab.fixed_vs_random_b", "communities")]["verdict"] == NOT_TESTABLE
+
+
+def test_jab_robust_to_names_the_setting_that_flips_the_verdict():
+    main, jplus = _jab_tables(0.01)
+    same, _ = _jab_tables(0.01)  # subsampling that keeps coverage at 0.9
+    low, _ = _jab_tables(0.01, centre=0.7)  # subsampling that loses coverage
+    stays = _jab_rows(main, jplus, same)[("jab.coverage", "communities")]
+    assert stays["robust_to"] == "2 of 2 (median, sampling without replacement)"
+    flips = _jab_rows(main, jplus, low)
+    assert flips[("jab.coverage", "communities")]["verdict"] == REPRODUCED
+    assert flips[("jab.coverage", "communities")]["robust_to"] == (
+        "1 of 2 (flips under: sampling without replacement)"
+    )
+    # the widths of that subsampling run keep the width claim's verdict: flips are per claim
+    assert flips[("jab.width_no_winner", "communities")]["robust_to"] == (
+        "2 of 2 (median, sampling without replacement)"
+    )
+
+
+def test_jab_paper_page_is_generated_from_its_claims_rows(tmp_path):
+    main, jplus = _jab_tables(0.01)
+    paths = {}
+    for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame()), ("wor", main)):
+        paths[name] = tmp_path / f"{name}.csv"
+        df.to_csv(paths[name], index=False)
+    page = tmp_path / "jab" / "paper_vs_ours.md"
+    write_jab_claims(
+        *paths.values(),
+        tmp_path / "jab" / "claims.csv",
+        jab_cfg={
+            "alpha": 0.1,
+            "datasets": ["communities"],
+            "aggregations": ["mean", "median"],
+            "timing_m_ratio": 0.6,
+        },
+        seed=0,
+        missing=[],
+        config_files=["config/quick.yaml"],
+        page=page,
+    )
+    claims = read_claims(tmp_path / "jab" / "claims.csv")
+    text = page.read_text()
+    assert text.startswith("# Jackknife+-after-bootstrap")
+    headings = [line for line in text.splitlines() if line.startswith("### ")]
+    assert len(headings) == len(claims)
+    for r, h in zip(claims.itertuples(), headings, strict=True):  # verdict words: the rows'
+        assert h == f"### {r.claim_id} ({r.dataset}): {r.verdict}"
+    assert f"- **Robust to**: {claims['robust_to'].iloc[0]}" in text
+    assert "quick scale" in text
+    lowered = text.lower()
+    assert not any(w in lowered for w in ("holds", "yes", "true", "not observed"))
 
 
 # ------------------------------------------------------------------ QWYC evaluator
@@ -273,13 +327,14 @@ def _old_paper_file(tmp_path, paper, claim_id, scale, date):
 def test_running_one_paper_keeps_the_others_verdicts(tmp_path):
     qwyc = _old_paper_file(tmp_path, "qwyc", "qwyc.fewer_models", "quick", "2026-11-20")
     main, jplus = _jab_tables(0.01)
-    for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame())):
+    for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame()), ("wor", main)):
         df.to_csv(tmp_path / f"{name}.csv", index=False)
     jab = tmp_path / "jab" / "claims.csv"
     write_jab_claims(
         tmp_path / "main.csv",
         tmp_path / "jplus.csv",
         tmp_path / "fvr.csv",
+        tmp_path / "wor.csv",
         jab,
         jab_cfg={
             "alpha": 0.1,

@@ -85,10 +85,12 @@ def toy_config(**main):
         "jab": {
             "datasets": ["communities"],
             "learners": ["ridge"],
+            "aggregations": ["mean"],
             "n_trials": 1,
             "max_test_points": 10,
             "main": {"n": 4, "m_ratios": [0.5], "n_resamples": 3, **main},
             "fixed_vs_random": {"enabled": False},
+            "without_replacement": {"enabled": False},
         },
     }
 
@@ -106,7 +108,7 @@ def test_unit_arithmetic_by_hand(units):
     assert jobs["jab_main_cell:communities/ridge/m0.5"].cpu == pytest.approx(main)
     assert jobs["jab_jplus_cell:communities/ridge"].cpu == pytest.approx(jplus)
     costs = est.estimate(toy_config(), 1, ["communities"], units)
-    light = 4 * 2  # collect, figures, tables, claims
+    light = 5 * 2  # collect, Figures 1 and 2 (one job each), tables, claims
     assert costs[0].cpu_hours * 3600 == pytest.approx(main + jplus + light)
     # + data stage (2 fetch, 1 prepare) and report stage (Table S3 as HTML, paper_vs_ours,
     # results_index; the `all` rule costs nothing), 2 s each
@@ -123,9 +125,10 @@ def test_wall_time_schedules_the_dag(units):
     main = by["jab_main_cell:communities/ridge/m0.5"].cpu
     jplus = by["jab_jplus_cell:communities/ridge"].cpu
     # both fetch jobs side by side (2 s), prepare (2 s); main (2 threads, cpu/2) and J+
-    # (1 thread) cannot overlap on 2 cores; then collect (2 s), figures and tables side by side
-    # (2 s), claims and the HTML table side by side (2 s), paper_vs_ours, results_index (2 s each)
-    expected = 2 + 2 + main / 2 + jplus + 2 + 2 + 2 + 2 + 2
+    # (1 thread) cannot overlap on 2 cores; then collect (2 s), Figures 1 and 2 side by side
+    # (2 s), tables (2 s), claims and the HTML table side by side (2 s), paper_vs_ours,
+    # results_index (2 s each)
+    expected = 2 + 2 + main / 2 + jplus + 2 + 2 + 2 + 2 + 2 + 2
     assert est.local_wall(jobs, 2) == pytest.approx(expected)
     assert est.makespan([("a", 3.0, 1, ()), ("b", 2.0, 1, ()), ("c", 1.0, 2, ("a",))], 2) == 4.0
 
@@ -172,7 +175,7 @@ def test_cli_prints_table(capsys):
     assert est.main(["--config", str(CONFIGS["smoke"]), "--cores", "2"]) == 0
     out = capsys.readouterr().out
     assert "| paper | jobs | CPU-hours | wall on 2 cores | wall on SLURM |" in out
-    assert re.search(r"^\| total \| 57 \|", out, re.MULTILINE)  # as snakemake -n (other test)
+    assert re.search(r"^\| total \| 70 \|", out, re.MULTILINE)  # as snakemake -n (other test)
 
 
 def test_cli_bad_input_names_it(tmp_path, capsys):

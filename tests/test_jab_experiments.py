@@ -197,13 +197,11 @@ def test_every_figure_and_table_renders(tiny_results):
     )
     assert all(os.path.getsize(p) > 1000 for pair in figures.values() for p in pair)
     tables = {ds: (str(d / f"{ds}.csv"), str(d / f"{ds}.md")) for ds in cfg["datasets"]}
-    out = {"csv": [tables[ds][0] for ds in cfg["datasets"]], "paper_vs_ours": str(d / "pvo.md")}
+    out = {"csv": [tables[ds][0] for ds in cfg["datasets"]]}
     jab_report.write_tables(
         paths["main"],
         paths["jplus"],
-        paths["fvr"],
         tables,
-        out["paper_vs_ours"],
         params={"jab": cfg, "seed": 1},
         missing=["meps"],
     )
@@ -225,6 +223,6 @@ def test_every_figure_and_table_renders(tiny_results):
     with open(tables["blog"][1]) as f:
         header = f.readline()
     assert header.startswith("# Table S2:") and "alone in one process with one BLAS" in header
-    text = open(out["paper_vs_ours"]).read()
-    assert "needs the AHRQ file" in text and "## 4. Fixed and random B" in text
-    assert text.count("| blog | ridge |") >= 3
+    # no verdict of its own beside the claims package's: the Markdown tables carry numbers only
+    texts = " ".join(open(md).read() for _, md in tables.values()).lower()
+    assert not any(w in texts for w in ("holds", "| yes", "| no |", "true", "not observed"))

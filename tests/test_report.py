@@ -1,6 +1,15 @@
-"""results/README.md and results/paper_vs_ours.md generation (issue 7)."""
+"""results/README.md and results/paper_vs_ours.md generation (issue 7), and what the
+Snakemake report shows (issue 16)."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
+import pytest
+from workflow_helpers import SMOKE, workflow_env
 
 from ensemble_repro.io import write_csv
 from ensemble_repro.provenance import write_provenance
@@ -82,3 +91,48 @@ def test_provenance_sidecar_holds_config_seed_checksums_and_versions(tmp_path):
     first = side.read_bytes()
     write_provenance(tmp_path / "main.csv", config={"alpha": 0.1, "n": 40}, seed=11, inputs=[prep])
     assert side.read_bytes() == first  # nothing time- or machine-dependent
+
+
+@pytest.fixture(scope="module")
+def report_entries(tmp_path_factory):
+    """Every entry ``snakemake --report`` would show for the smoke config, captions rendered
+    (tests/report_entries.py builds the DAG in its own process)."""
+    helper = Path(__file__).with_name("report_entries.py")
+    workdir = tmp_path_factory.mktemp("report")
+    proc = subprocess.run(
+        [sys.executable, str(helper), str(workdir), str(SMOKE)],
+        env=workflow_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_report_shows_tables_as_html_and_each_figure_with_its_own_caption(report_entries):
+    paths = {e["path"] for e in report_entries}
+    # no table only as a download: a CSV entry needs its HTML rendering beside it
+    for e in report_entries:
+        if e["path"].endswith(".csv"):
+            html = "results/html/" + e["path"].removeprefix("results/").removesuffix(".csv")
+            assert html + ".html" in paths, f"{e['path']} ({e['rule']}) has no HTML rendering"
+    # J+aB: tables and verdicts only as HTML, no CSV / Markdown download in the report
+    jab = [e for e in report_entries if e["rule"].startswith("jab_")]
+    assert not [e["path"] for e in jab if e["path"].endswith((".csv", ".md"))]
+    assert "results/html/jab/tables/table_S3_communities.html" in paths
+    # each J+aB figure: one entry whose caption names that paper figure and differs from the rest
+    figures = [e for e in jab if e["path"].endswith((".png", ".pdf", ".svg"))]
+    assert len(figures) == 12
+    captions = [e["caption"] for e in figures]
+    assert len(set(captions)) == len(captions), "J+aB figure entries share a caption"
+    for e in figures:
+        fid = re.search(r"figure_(\w+)\.png$", e["path"]).group(1)
+        assert e["caption"].startswith(f"Figure {fid} of Kim, Xu & Barber (2020): "), e
+    # every paper: no two figure entries alike in caption and labels both
+    shown = [
+        (e["caption"], json.dumps(e["labels"], sort_keys=True))
+        for e in report_entries
+        if e["path"].endswith((".png", ".pdf", ".svg"))
+    ]
+    assert len(set(shown)) == len(shown)

@@ -255,6 +255,15 @@ def check_semantics(config: Mapping[str, Any]) -> list[tuple[list, str]]:
             f"jab.main.m_ratios {ratios}; the wall-clock tables are read off the main grid"
         )
         out.append((["jab", "timing_m_ratio"], msg))
+    n_main = jab["main"]["n"]
+    too_big = [r for r in jab["without_replacement"]["m_ratios"] if round(r * n_main) > n_main - 1]
+    if jab["without_replacement"]["enabled"] and too_big:
+        msg = (
+            f"config value jab.without_replacement.m_ratios has {too_big}, giving m > "
+            f"main.n - 1 = {n_main - 1}: subsampling without replacement then leaves no model "
+            f"out of bag for some point; use m/n below {(n_main - 0.5) / n_main:.3g}"
+        )
+        out.append((["jab", "without_replacement", "m_ratios"], msg))
     last = jab["trial_seed_base"] + jab["n_trials"] - 1
     if last > MAX_SEED:
         msg = (

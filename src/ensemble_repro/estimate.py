@@ -58,6 +58,8 @@ from .experiments.names import (
     KNAPSACK_TABLES,
     QWYC_STAR,
     TIMING_METHODS,
+    jab_figure_ids,
+    jab_figure_name,
     qwyc_method_names,
     sensitivity_methods,
 )
@@ -164,11 +166,13 @@ def resample_size(n: int, m_ratio: float) -> int:
     return max(1, round(n * m_ratio))
 
 
-def jab_fits(kind: str, n: int, m: int, n_resamples: int) -> float:
-    """Expected (J+aB or J+ensemble) fits of one trial; see the module docstring."""
-    p = (1.0 - 1.0 / (n + 1)) ** m
+def jab_fits(kind: str, n: int, m: int, n_resamples: int, replace: bool = True) -> float:
+    """Expected (J+aB or J+ensemble) fits of one trial; see the module docstring. ``replace``:
+    resamples drawn with replacement, or without (the sampling sensitivity setting)."""
+    p = (1.0 - 1.0 / (n + 1)) ** m if replace else 1.0 - m / (n + 1)
     if kind == "jab_loo":  # J+aB matched to J+ensemble's B per leave-one-out set (Section 5)
-        return math.floor(n_resamples / (p * (1.0 - 1.0 / n) ** m)) * p
+        excluded = (1.0 - 1.0 / n) ** m if replace else 1.0 - m / n
+        return math.floor(n_resamples / (p * excluded)) * p
     if kind == "jab_fits":  # J+aB matched in fitted models (Appendix D.3)
         return math.floor(n_resamples / p) * p
     raise ValueError(kind)
@@ -193,8 +197,8 @@ def jab_cell_cpu(
     else:
         m = resample_size(n, m_ratio)
         fit = units.at("jab_fit", key, m)
-        if rule == "jab_main_cell":
-            b = jab_fits("jab_loo", n, m, B)
+        if rule in ("jab_main_cell", "jab_without_replacement_cell"):
+            b = jab_fits("jab_loo", n, m, B, replace=rule == "jab_main_cell")
             trial = b * (fit + (n + n_test) * predict) + n * B * (fit + (n_test + 1) * predict)
         else:
             b = B + jab_fits("jab_fits", n, m, B)
@@ -344,6 +348,8 @@ def _jab_jobs(jab, available, units, start, light, out):
     grids.append(("jab_jplus_cell", [None]))
     if jab["fixed_vs_random"]["enabled"]:
         grids.append(("jab_fixed_vs_random_cell", jab["fixed_vs_random"]["m_ratios"]))
+    if jab["without_replacement"]["enabled"]:
+        grids.append(("jab_without_replacement_cell", jab["without_replacement"]["m_ratios"]))
     for rule, ratios in grids:
         for d in data:
             for learner in jab["learners"]:
@@ -359,7 +365,7 @@ def _jab_jobs(jab, available, units, start, light, out):
                             key,
                             "jab",
                             cpu,
-                            2 if rule == "jab_main_cell" else 1,
+                            2 if rule in ("jab_main_cell", "jab_without_replacement_cell") else 1,
                             (f"prepare:{d}",),
                             "jab_grid",
                             wc,
@@ -367,9 +373,20 @@ def _jab_jobs(jab, available, units, start, light, out):
                     )
     out += cells
     out.append(Job("jab_collect", "", "jab", light, needs=tuple(c.name for c in cells)))
-    out.append(Job("jab_figures", "", "jab", light, needs=("jab_collect",)))
+    figures = [
+        Job(
+            "jab_figures",
+            jab_figure_name(f),
+            "jab",
+            light,
+            needs=("jab_collect",),
+            wildcards={"jab_fig": jab_figure_name(f)},
+        )
+        for f in jab_figure_ids(jab["aggregations"], jab["fixed_vs_random"]["enabled"])
+    ]
+    out += figures
     out.append(Job("jab_tables", "", "jab", light, needs=("jab_collect",)))
-    return ["jab_figures", "jab_tables"]
+    return [j.name for j in figures] + ["jab_tables"]
 
 
 def _qwyc_jobs(q, available, units, start, light, out):

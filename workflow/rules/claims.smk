@@ -13,7 +13,7 @@ from ensemble_repro.claims import (
     VERDICT_SUMMARY_RST,
     paper_claims_csv,
 )
-from ensemble_repro.claims.captions import jab_figure_labels  # jab.smk's figure labels
+from ensemble_repro.claims.captions import jab_figure_caption, jab_figure_labels  # jab.smk
 
 # Config files of this run: claims rows say at which scale (smoke / quick / paper) they were made.
 # relative to the working directory, so the verdicts' scale (and the rerun trigger of the rules
@@ -24,13 +24,16 @@ CONFIG_FILES = [
 
 
 rule jab_claims:
-    """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials."""
+    """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials,
+    each with its robustness to the aggregation and to sampling without replacement."""
     input:
         main=f"{JR}/main.csv",
         jplus=f"{JR}/jplus.csv",
         fvr=f"{JR}/fixed_vs_random.csv",
+        wor=f"{JR}/without_replacement.csv",
     output:
-        paper_claims_csv("jab"),
+        claims=paper_claims_csv("jab"),
+        page=f"{JR}/paper_vs_ours.md",
     log:
         "results/logs/claims/jab.log",
     conda:

@@ -1,4 +1,5 @@
-"""results/jab/claims.csv: verdicts on the J+aB claims (ensemble_repro.claims)."""
+"""results/jab/claims.csv and paper_vs_ours.md: verdicts on the J+aB claims
+(ensemble_repro.claims)."""
 
 from ensemble_repro.logs import setup_logging
 
@@ -11,9 +12,11 @@ write_jab_claims(
     snakemake.input.main,
     snakemake.input.jplus,
     snakemake.input.fvr,
-    snakemake.output[0],
+    snakemake.input.wor,
+    snakemake.output.claims,
     jab_cfg=p.cfg["jab"],
     seed=p.cfg["seed"],
     missing=p.missing,
     config_files=p.config_files,
+    page=snakemake.output.page,
 )

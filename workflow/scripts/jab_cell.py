@@ -1,4 +1,5 @@
-# One J+aB grid job (rules jab_main_cell, jab_jplus_cell, jab_fixed_vs_random_cell): all trials.
+# One J+aB grid job (rules jab_main_cell, jab_jplus_cell, jab_fixed_vs_random_cell,
+# jab_without_replacement_cell): all trials.
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
@@ -10,6 +11,7 @@ kind = {
     "jab_main_cell": "main",
     "jab_jplus_cell": "jplus",
     "jab_fixed_vs_random_cell": "fixed_vs_random",
+    "jab_without_replacement_cell": "without_replacement",
 }[snakemake.rule]
 wc, cfg = snakemake.wildcards, snakemake.params.cfg
 df = run_job(

@@ -7,8 +7,8 @@ from ensemble_repro.experiments.jab_report import write_collected  # noqa: E402
 
 inp, out = snakemake.input, snakemake.output
 write_collected(
-    {"main": inp.main, "jplus": inp.jplus, "fvr": inp.fvr},
-    {"main": out.main, "jplus": out.jplus, "fvr": out.fvr},
+    {k: inp[k] for k in ("main", "jplus", "fvr", "wor")},
+    {k: out[k] for k in ("main", "jplus", "fvr", "wor")},
     params=snakemake.params.cfg,
     meta=inp.meta,
 )

@@ -1,4 +1,4 @@
-# Tables S1-S3 (wall clock) and results/jab/paper_vs_ours.md.
+# Tables S1-S3 (wall clock); the verdicts come from the claims rules (claims.smk).
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
@@ -14,9 +14,7 @@ tables = {
 write_tables(
     inp.main,
     inp.jplus,
-    inp.fvr,
     tables,
-    out.paper_vs_ours,
     params=p.cfg,
     missing=p.missing,
     meta=inp.meta,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import jab, knapsack, qwyc
-from .registry import scale_of
+from .registry import PAPERS, scale_of
 from .render import summary_rst, verdict_html, verdict_markdown
 from .table import claims_frame, merge_claims
 
@@ -29,10 +29,18 @@ def _read(path: PathLike) -> pd.DataFrame:
         return pd.DataFrame()
 
 
-def _write(rows: list[dict], out: PathLike, config_files: Iterable[str]) -> None:
-    from ..io import write_csv
+def _write(
+    rows: list[dict], out: PathLike, config_files: Iterable[str], page: PathLike | None = None
+) -> None:
+    """A paper's claims table and, when ``page`` is given, its own verdict page (Markdown,
+    generated from the same rows as the merged one: :func:`render.verdict_markdown`)."""
+    from ..io import write_csv, write_text
 
-    write_csv(claims_frame(rows, scale=scale_of(config_files), made_on=today()), out)
+    df = claims_frame(rows, scale=scale_of(config_files), made_on=today())
+    write_csv(df, out)
+    if page is not None:
+        title = PAPERS[df["paper"].iloc[0]] if len(df) else "no claims"
+        write_text(page, verdict_markdown(df, title=f"{title}: paper vs ours"))
 
 
 def _by_dataset(paths: Iterable[PathLike]) -> dict[str, pd.DataFrame]:
@@ -44,18 +52,22 @@ def write_jab_claims(
     main: PathLike,
     jplus: PathLike,
     fvr: PathLike,
+    without_replacement: PathLike,
     out: PathLike,
     *,
     jab_cfg: Mapping,
     seed: int,
     missing: Sequence[str],
     config_files: Iterable[str],
+    page: PathLike | None = None,
 ) -> None:
-    """``results/jab/claims.csv`` from main.csv, jplus.csv and fixed_vs_random.csv."""
+    """``results/jab/claims.csv`` (and the paper's verdict page ``page``) from main.csv,
+    jplus.csv, fixed_vs_random.csv and the sampling setting's without_replacement.csv."""
     rows = jab.evaluate(
         _read(main),
         _read(jplus),
         _read(fvr),
+        _read(without_replacement),
         alpha=jab_cfg["alpha"],
         datasets=jab_cfg["datasets"],
         missing=missing,
@@ -63,7 +75,7 @@ def write_jab_claims(
         timing_m_ratio=jab_cfg["timing_m_ratio"],
         seed=seed,
     )
-    _write(rows, out, config_files)
+    _write(rows, out, config_files, page)
 
 
 def write_qwyc_claims(

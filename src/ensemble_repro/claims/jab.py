@@ -16,7 +16,7 @@ from .rules import (
     band_verdict,
     bootstrap_ratio,
     combine,
-    robust_to,
+    robust_across,
     t_interval,
     tally,
 )
@@ -29,6 +29,10 @@ EQUAL_WIDTH = (0.9, 1.1)
 FVR_COVERAGE_TOL = 0.02
 FVR_WIDTH = (0.95, 1.05)
 RIDGE_NOT_NARROWER = 0.95
+#: Name of the sampling sensitivity setting in ``robust_to``: resamples drawn without
+#: replacement (subsampling; Algorithms 1-2 and Section 2.2 allow either, the experiments
+#: bootstrap).
+SAMPLING_SETTING = "sampling without replacement"
 
 
 def _paired(df: pd.DataFrame, a: str, b: str, col: str) -> tuple[np.ndarray, np.ndarray]:
@@ -159,6 +163,7 @@ def evaluate(
     main: pd.DataFrame,
     jplus: pd.DataFrame,
     fvr: pd.DataFrame,
+    without_replacement: pd.DataFrame,
     *,
     alpha: float,
     datasets: Sequence[str],
@@ -174,6 +179,10 @@ def evaluate(
     main, jplus, fvr : DataFrame
         ``results/jab/main.csv``, ``jplus.csv`` and ``fixed_vs_random.csv`` (one row per data
         set x learner x aggregation x method x m/n x trial).
+    without_replacement : DataFrame
+        ``results/jab/without_replacement.csv``: the main grid's methods with resamples drawn
+        without replacement (Section 2.2), the sampling sensitivity setting; empty when the
+        setting is switched off.
     alpha : float
         Miscoverage level; coverage is judged around ``1 - alpha`` (paper Section 5).
     datasets : sequence of str
@@ -181,8 +190,7 @@ def evaluate(
     missing : sequence of str
         Data sets whose raw file is absent: ``not testable here``.
     aggregations : sequence of str
-        The first (the paper's mean) decides the verdict; the others are the sensitivity
-        settings counted in ``robust_to``.
+        The first (the paper's mean) decides the verdict; the others are sensitivity settings.
     timing_m_ratio : float
         m / n of the wall-clock claim (Tables S1-S3).
     seed : int
@@ -191,24 +199,46 @@ def evaluate(
     Returns
     -------
     list of dict
-        Rows for :func:`ensemble_repro.claims.table.claims_frame`.
+        Rows for :func:`ensemble_repro.claims.table.claims_frame`. ``robust_to`` counts the
+        settings (other aggregations, ``sampling without replacement``) under which the same
+        rule on that setting's rows gives the same verdict
+        (:func:`ensemble_repro.claims.rules.robust_across`); a setting without rows for the
+        claim (e.g. fixed vs random B, not run without replacement) is named apart.
     """
     rows = []
     main_agg, others = aggregations[0], list(aggregations[1:])
-    both = pd.concat([main, jplus], ignore_index=True) if len(jplus) else main
-    spread = expand_jplus(main, jplus, aggregations) if len(jplus) else main
+    wor = without_replacement
+
+    def with_jplus(df: pd.DataFrame) -> pd.DataFrame:
+        return pd.concat([df, jplus], ignore_index=True) if len(jplus) and len(df) else df
+
+    def spread(df: pd.DataFrame) -> pd.DataFrame:
+        return expand_jplus(df, jplus, aggregations) if len(jplus) and len(df) else df
 
     def at(df: pd.DataFrame, agg: str) -> pd.DataFrame:
-        return df[df["aggregation"].isin([agg, "none"])]
+        return df[df["aggregation"].isin([agg, "none"])] if len(df) else df
 
-    checks: list[tuple[str, pd.DataFrame, Callable]] = [
-        ("jab.coverage", both, lambda d: _coverage(d, alpha, seed)),
-        ("jab.width_no_winner", main, lambda d: _width_no_winner(d, seed)),
-        ("jab.bagging_helps_rf", spread, lambda d: _bagging_helps(d, seed)),
-        ("jab.fixed_vs_random_b", fvr, lambda d: _fixed_vs_random(d, seed)),
-        ("jab.cheaper_than_ensemble", main, lambda d: _cheaper(d, timing_m_ratio, seed)),
+    def of(df: pd.DataFrame, ds: str) -> pd.DataFrame:
+        return df[df["dataset"] == ds] if len(df) else df
+
+    # claim -> (its table, the same table under sampling without replacement, its rule)
+    checks: list[tuple[str, pd.DataFrame, pd.DataFrame, Callable]] = [
+        ("jab.coverage", with_jplus(main), with_jplus(wor), lambda d: _coverage(d, alpha, seed)),
+        ("jab.width_no_winner", main, wor, lambda d: _width_no_winner(d, seed)),
+        ("jab.bagging_helps_rf", spread(main), spread(wor), lambda d: _bagging_helps(d, seed)),
+        ("jab.fixed_vs_random_b", fvr, pd.DataFrame(), lambda d: _fixed_vs_random(d, seed)),
+        (
+            "jab.cheaper_than_ensemble",
+            main,
+            wor,
+            lambda d: _cheaper(d, timing_m_ratio, seed),
+        ),
     ]
-    for claim_id, table, check in checks:
+    for claim_id, table, table_wor, check in checks:
+
+        def verdict_of(d: pd.DataFrame, check=check) -> str:
+            return check(d)[0] if len(d) else ""
+
         for ds in datasets:
             if ds in missing:
                 rows.append(
@@ -217,7 +247,7 @@ def evaluate(
                     )
                 )
                 continue
-            d = table[table["dataset"] == ds] if len(table) else table
+            d = of(table, ds)
             verdict, ours, interval, n = check(at(d, main_agg)) if len(d) else ("",) * 3 + (0,)
             if not verdict:
                 rows.append(
@@ -229,16 +259,17 @@ def evaluate(
                     )
                 )
                 continue
-            flips = {a: check(at(d, a))[0] for a in others if (d["aggregation"] == a).any()}
+            settings = {a: at(d, a) for a in others if (d["aggregation"] == a).any()}
+            settings[SAMPLING_SETTING] = at(of(table_wor, ds), main_agg)
             rows.append(
                 claim_row(
                     claim_id,
                     ds,
-                    ours=f"{ours} (aggregation {main_agg})",
+                    ours=f"{ours} (aggregation {main_agg}, sampling with replacement)",
                     verdict=verdict,
                     interval=interval,
                     n_repeats=n,
-                    robust_to=robust_to(verdict, flips),
+                    robust_to=robust_across(verdict, verdict_of, settings),
                 )
             )
     return rows

@@ -50,13 +50,16 @@ def _md_table(df: pd.DataFrame) -> list[str]:
     ]
 
 
-def verdict_markdown(df: pd.DataFrame) -> str:
+def verdict_markdown(
+    df: pd.DataFrame, title: str = "Paper vs ours: verdicts on the claims of the three papers"
+) -> str:
     """The verdict page: a per-paper summary, then every claim with the paper's words beside
-    our numbers, interval, verdict and the rule that decided it."""
+    our numbers, interval, verdict and the rule that decided it (``title``: its heading; a
+    paper's own page ``results/<paper>/paper_vs_ours.md`` is the same page on its rows)."""
     lines = [
-        "# Paper vs ours: verdicts on the claims of the three papers",
+        f"# {title}",
         "",
-        "Generated from `results/claims.csv`. Verdicts: "
+        "Generated from the claims table(s) `claims.csv`. Verdicts: "
         + ", ".join(f"`{v}`" for v in VERDICTS)
         + ". A claim is `reproduced` only when the "
         "interval over repeated randomness (trials, seeds, splits) lies wholly inside what "

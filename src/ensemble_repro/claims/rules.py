@@ -9,7 +9,7 @@ interval lies outside it, and ``partly reproduced`` when the interval straddles 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -214,3 +214,41 @@ def robust_to(main: str, settings: dict[str, str]) -> str:
     same = len(settings) - len(flips)
     tail = f"flips under: {', '.join(flips)}" if flips else ", ".join(settings)
     return f"{same} of {len(settings)} ({tail})"
+
+
+def robust_across(main: str, check: Callable[[object], str], settings: Mapping[str, object]) -> str:
+    """:func:`robust_to` of the verdict ``main`` over the sensitivity settings of a claim.
+
+    The one call every paper's evaluator makes for ``robust_to`` (see
+    ``notes/claims-robust-api.md``): ``check`` is the claim's decision rule (data -> verdict),
+    the same function that gave ``main`` on the default setting's data, and ``settings`` maps
+    each sensitivity setting's name to its data. A setting on which the claim cannot be judged
+    (``check`` returns ``""`` or ``not testable here``) is not counted and is named apart.
+
+    Parameters
+    ----------
+    main : str
+        The verdict on the default setting.
+    check : callable
+        Data -> verdict (one of :data:`VERDICTS`, or ``""`` when there is nothing to judge).
+    settings : mapping of str to data
+        Sensitivity setting name -> the data the claim is judged on under that setting.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> def rule(x):
+    ...     return "" if x is None else "reproduced" if x >= 0.85 else "not reproduced"
+    >>> robust_across("reproduced", rule, {"median": 0.9, "without replacement": 0.8})
+    '1 of 2 (flips under: without replacement)'
+    >>> robust_across("reproduced", rule, {"median": 0.9, "fvr": None})
+    '1 of 1 (median); not testable under: fvr'
+    """
+    verdicts = {name: check(data) for name, data in settings.items()}
+    tested = {k: v for k, v in verdicts.items() if v and v != NOT_TESTABLE}
+    untested = [k for k in verdicts if k not in tested]
+    text = robust_to(main, tested)
+    return text + (f"; not testable under: {', '.join(untested)}" if untested else "")

@@ -69,14 +69,16 @@ def draw_n_resamples(n_resamples: int, n: int, m: int, replace: bool, rng) -> in
     return int(rng.binomial(n_resamples, binomial_probability(n, m, replace)))
 
 
-def paper_n_resamples(target: int, n: int, m: int, matched: str) -> int:
-    """The B-tilde the paper passes to the Binomial draw, for sampling with replacement.
+def paper_n_resamples(target: int, n: int, m: int, matched: str, replace: bool = True) -> int:
+    """The B-tilde the paper passes to the Binomial draw (Theorem 1).
 
     ``matched="loo"`` (Section 5): floor(target / ((1 - 1/(n+1))^m (1 - 1/n)^m)), so that each
     leave-one-out ensemble aggregates ``target`` models on average, like J+ensemble with
     B = target. ``matched="fits"`` (Appendix D.3): floor(target / (1 - 1/(n+1))^m), so that
     the expected number of fitted models is ``target``. Pass the result as ``n_resamples`` of
-    :class:`JackknifePlusAfterBootstrap` with ``random_B=True``.
+    :class:`JackknifePlusAfterBootstrap` with ``random_B=True``. Without replacement
+    (subsampling, Section 2.2) the same matching uses 1 - m/(n+1) and 1 - m/n in place of
+    (1 - 1/(n+1))^m and (1 - 1/n)^m.
 
     Parameters
     ----------
@@ -84,6 +86,8 @@ def paper_n_resamples(target: int, n: int, m: int, matched: str) -> int:
     n, m : int
         Training points and resample size.
     matched : {"loo", "fits"}
+    replace : bool
+        Resamples drawn with replacement (bootstrap, the paper's experiments) or without.
 
     Returns
     -------
@@ -94,10 +98,13 @@ def paper_n_resamples(target: int, n: int, m: int, matched: str) -> int:
     >>> from ensemble_repro.conformal import paper_n_resamples
     >>> paper_n_resamples(20, 40, 24, "loo")
     66
+    >>> paper_n_resamples(20, 40, 24, "loo", replace=False)
+    120
     """
-    p = binomial_probability(n, m, True)
+    p = binomial_probability(n, m, replace)
     if matched == "loo":
-        return int(math.floor(target / (p * (1.0 - 1.0 / n) ** m)))
+        excluded = (1.0 - 1.0 / n) ** m if replace else 1.0 - m / n
+        return int(math.floor(target / (p * excluded)))
     if matched == "fits":
         return int(math.floor(target / p))
     raise ValueError(f"matched must be 'loo' or 'fits', got {matched!r}")

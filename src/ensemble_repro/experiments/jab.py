@@ -107,12 +107,14 @@ def jab_rows(
     alpha: float,
     rng,
     method_name: str,
+    replace: bool = True,
 ) -> list[dict]:
     """J+aB (Algorithm 2) with every aggregation from one set of B fitted models, fitted in
-    sequence in this process like J+ensemble's, so their wall-clock times compare."""
+    sequence in this process like J+ensemble's, so their wall-clock times compare. ``replace``:
+    resamples drawn with replacement (bootstrap) or without (subsampling, Section 2.2)."""
     n = len(y)
-    B = core.draw_n_resamples(n_resamples, n, m, True, rng) if random_B else n_resamples
-    resamples = core.draw_resamples(n, m, B, True, rng)
+    B = core.draw_n_resamples(n_resamples, n, m, replace, rng) if random_B else n_resamples
+    resamples = core.draw_resamples(n, m, B, replace, rng)
     seeds = rng.randint(np.iinfo(np.int32).max, size=B)
     t0 = _now()
     models = _quiet(fit_models, make_learner(learner), X, y, resamples, seeds)
@@ -247,13 +249,26 @@ def main_cell(
     seed: int,
     trial_seed_base: int,
     max_test_points: int | None = None,
+    replace: bool = True,
 ) -> list[dict]:
     """One trial of the main grid (Figures 1, 2, S1-S4): J+aB with random B matched per
-    leave-one-out set to J+ensemble's B = n_resamples, and J+ensemble."""
+    leave-one-out set to J+ensemble's B = n_resamples, and J+ensemble.
+
+    ``replace=False`` is the sampling sensitivity setting: both methods draw their resamples
+    without replacement (subsampling; Algorithms 1-2 and Section 2.2 allow either, the paper's
+    experiments bootstrap), B matched with Theorem 1's 1 - m/(n+1). Needs m <= n - 1 (a
+    J+ensemble ensemble leaves one of the n points out).
+    """
     (Xtr, ytr, Xte, yte), m, ident = _trial_setup(
         X, y, dataset, learner, m_ratio, trial, n, alpha, trial_seed_base, max_test_points
     )
-    rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "jab"))
+    if not replace and m > n - 1:
+        raise ValueError(
+            f"sampling without replacement needs m <= n - 1 = {n - 1}; m/n = {m_ratio:g} gives "
+            f"m = {m} (jab.without_replacement.m_ratios: use values below {(n - 0.5) / n:.3g})"
+        )
+    grid = "main" if replace else "without_replacement"
+    rng = np.random.RandomState(derived_seed(seed, grid, dataset, learner, m_ratio, trial, "jab"))
     rows = jab_rows(
         Xtr,
         ytr,
@@ -261,15 +276,16 @@ def main_cell(
         yte,
         learner,
         m,
-        core.paper_n_resamples(n_resamples, n, m, "loo"),
+        core.paper_n_resamples(n_resamples, n, m, "loo", replace),
         True,
         aggregations,
         alpha,
         rng,
         JAB,
+        replace,
     )
-    rng = np.random.RandomState(derived_seed(seed, "main", dataset, learner, m_ratio, trial, "ens"))
-    sets = [loo_resamples(n, i, m, n_resamples, True, rng) for i in range(n)]
+    rng = np.random.RandomState(derived_seed(seed, grid, dataset, learner, m_ratio, trial, "ens"))
+    sets = [loo_resamples(n, i, m, n_resamples, replace, rng) for i in range(n)]
     rows += loo_rows(Xtr, ytr, Xte, yte, learner, sets, aggregations, alpha, rng, JPLUS_ENSEMBLE)
     return _with_totals(rows, ident)
 
@@ -377,7 +393,9 @@ def run_job(
 ):
     """All trials of one (grid, data set, learner, m/n) job as a tidy DataFrame.
 
-    ``kind`` is "main", "jplus" or "fixed_vs_random"; ``jab_cfg`` the config's ``jab`` section.
+    ``kind`` is "main", "jplus", "fixed_vs_random" or "without_replacement" (the main grid's
+    methods with resamples drawn without replacement, the sampling sensitivity setting);
+    ``jab_cfg`` the config's ``jab`` section.
     ``n_jobs`` worker processes (the rule's threads) run whole trials side by side; inside a
     trial every method runs alone, one BLAS thread, fits in sequence (module docstring), so the
     rows, timing columns included, measure the same thing whatever ``n_jobs``.
@@ -443,7 +461,7 @@ def _trial_rows(kind, X, y, jab_cfg, common, m_ratio, trial) -> list[dict]:
 
     _warm_up(common["learner"], X, y)
     with threadpool_limits(limits=1):
-        if kind == "main":
+        if kind in ("main", "without_replacement"):
             return main_cell(
                 X,
                 y,
@@ -452,6 +470,7 @@ def _trial_rows(kind, X, y, jab_cfg, common, m_ratio, trial) -> list[dict]:
                 n=jab_cfg["main"]["n"],
                 n_resamples=jab_cfg["main"]["n_resamples"],
                 aggregations=jab_cfg["aggregations"],
+                replace=kind == "main",
                 **common,
             )
         if kind == "jplus":

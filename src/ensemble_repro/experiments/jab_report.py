@@ -1,4 +1,5 @@
-"""Figures 1, 2, S1-S10, Tables S1-S3 and the paper-vs-ours table of Kim, Xu & Barber (2020)."""
+"""Figures 1, 2, S1-S10 and Tables S1-S3 of Kim, Xu & Barber (2020) (verdicts on its claims:
+``ensemble_repro.claims.jab``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..plotting import paper_style
-from .jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed, resample_size
+from .jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed
 from .names import JAB_FIGURES, JAB_TABLES
 
 DATASET_LABEL = {"meps": "MEPS", "blog": "Blog", "communities": "Communities"}
@@ -321,162 +322,6 @@ def wallclock_table(
     return pd.DataFrame(rows)
 
 
-def _panel_means(df: pd.DataFrame, metric: str) -> pd.DataFrame:
-    return df.groupby(["dataset", "learner", "method"], sort=True)[metric].mean().unstack("method")
-
-
-def _fmt_ratio(value, low=None, high=None) -> str:
-    if pd.isna(value):
-        return "n/a"
-    return f"{value:.1f}" + ("" if low is None else f" [{low:.1f}, {high:.1f}]")
-
-
-def paper_vs_ours(
-    main: pd.DataFrame,
-    jplus: pd.DataFrame,
-    fvr: pd.DataFrame | None,
-    tables: dict[str, pd.DataFrame],
-    *,
-    alpha: float,
-    missing: list[str],
-    n_loo: int,
-    m_timing: int,
-) -> str:
-    """Markdown: each claim of the spec's last section next to the measured numbers."""
-    target = 1 - alpha
-    lines = [
-        "# Jackknife+-after-bootstrap: paper vs ours",
-        "",
-        "Generated from results/jab/*.csv (aggregation = mean unless stated). "
-        "Coverage 'near' 1 - alpha means within 0.05 of it.",
-        "",
-    ]
-    if missing:
-        lines += [f"Data sets not run ({MISSING}): {', '.join(missing)}.", ""]
-    mean_rows = pd.concat([main[main["aggregation"] == "mean"], jplus], ignore_index=True)
-    cov = _panel_means(mean_rows, "coverage")
-    lines += [
-        "## 1. Coverage of all three methods is near 0.9 in every panel",
-        "",
-        "| data set | learner | " + " | ".join(cov.columns) + " | holds |",
-        "|---|---|" + "---|" * (len(cov.columns) + 1),
-    ]
-    all_ok = True
-    for (ds, lrn), row in cov.iterrows():
-        ok = bool(np.all(np.abs(row.to_numpy(dtype=float) - target) <= 0.05))
-        all_ok &= ok
-        lines.append(
-            f"| {ds} | {lrn} | "
-            + " | ".join(f"{v:.3f}" for v in row)
-            + f" | {'yes' if ok else 'no'} |"
-        )
-    lines += ["", f"Overall: {'holds' if all_ok else 'does not hold in every panel'}.", ""]
-
-    width = _panel_means(mean_rows, "mean_width")
-    lines += [
-        "## 2. J+aB and J+ensemble widths show no consistent winner",
-        "",
-        "| data set | learner | width J+aB | width J+ensemble | ratio J+aB / J+ensemble |",
-        "|---|---|---|---|---|",
-    ]
-    ratios = []
-    for (ds, lrn), row in width.iterrows():
-        ratio = row[JAB] / row[JPLUS_ENSEMBLE]
-        ratios.append(ratio)
-        lines.append(f"| {ds} | {lrn} | {row[JAB]:.4g} | {row[JPLUS_ENSEMBLE]:.4g} | {ratio:.3f} |")
-    ratios = np.array(ratios)
-    consistent = bool(np.all(ratios < 0.95) or np.all(ratios > 1.05))
-    lines += [
-        "",
-        f"J+aB narrower in {int((ratios < 1).sum())} of {len(ratios)} panels; "
-        f"ratios {ratios.min():.3f}-{ratios.max():.3f}. Claim "
-        f"{'does not hold (consistent winner)' if consistent else 'holds'}.",
-        "",
-    ]
-
-    lines += [
-        "## 3. Ensembles narrower than J+non-ensemble for RF (and NN at some m), not for Ridge",
-        "",
-        "| data set | learner | J+aB / J+non-ensemble | J+ensemble / J+non-ensemble | ensemble narrower |",
-        "|---|---|---|---|---|",
-    ]
-    verdict = []
-    for (ds, lrn), row in width.iterrows():
-        r1, r2 = row[JAB] / row[JPLUS], row[JPLUS_ENSEMBLE] / row[JPLUS]
-        narrower = r1 < 1 and r2 < 1
-        verdict.append((lrn, narrower))
-        lines.append(f"| {ds} | {lrn} | {r1:.3f} | {r2:.3f} | {'yes' if narrower else 'no'} |")
-    rf = [v for lrn, v in verdict if lrn == "rf"]
-    ridge = [v for lrn, v in verdict if lrn == "ridge"]
-    lines += [
-        "",
-        f"RF panels with narrower ensemble intervals: {sum(rf)} of {len(rf)}; "
-        f"Ridge: {sum(ridge)} of {len(ridge)}. Claim "
-        f"{'holds' if rf and all(rf) and not any(ridge) else 'holds only partly'}.",
-        "",
-    ]
-
-    if fvr is not None and len(fvr):
-        lines += [
-            "## 4. Fixed and random B behave essentially the same (n = 200)",
-            "",
-            "| data set | learner | aggregation | coverage fixed | coverage random "
-            "| width ratio random / fixed | same |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        g = fvr.groupby(["dataset", "learner", "aggregation", "method"])[
-            ["coverage", "mean_width"]
-        ].mean()
-        same_all = True
-        for (ds, lrn, agg), sub in g.groupby(level=[0, 1, 2]):
-            sub = sub.droplevel([0, 1, 2])
-            cf, cr = sub.loc[JAB_FIXED, "coverage"], sub.loc[JAB_RANDOM, "coverage"]
-            wr = sub.loc[JAB_RANDOM, "mean_width"] / sub.loc[JAB_FIXED, "mean_width"]
-            same = abs(cf - cr) <= 0.02 and abs(wr - 1) <= 0.05
-            same_all &= same
-            lines.append(
-                f"| {ds} | {lrn} | {agg} | {cf:.3f} | {cr:.3f} | {wr:.3f} | {'yes' if same else 'no'} |"
-            )
-        lines += [
-            "",
-            "Same = |coverage difference| <= 0.02 and width ratio within 5%. "
-            f"Claim {'holds' if same_all else 'holds only partly'}.",
-            "",
-        ]
-
-    lines += [
-        "## 5. Wall clock (Tables S1-S3): J+ensemble / J+aB time ratio",
-        "",
-        f"Ours: {TIMING_NOTE}.",
-        "",
-        (
-            "| table | data set | learner | aggregation | ours, wall clock "
-            f"[{RATIO_LEVEL:.0%} interval] | ours, CPU [same] | paper |"
-        ),
-        "|---|---|---|---|---|---|---|",
-    ]
-    for ds, tab in tables.items():
-        for _, r in tab.iterrows():
-            ours, cpu, paper = (
-                _fmt_ratio(*(r[c] for c in CLOCKS["wall"][1][3:])),
-                _fmt_ratio(*(r[c] for c in CLOCKS["cpu"][1][3:])),
-                _fmt_ratio(r["paper_ensemble_over_jab"]),
-            )
-            lines.append(
-                f"| {JAB_TABLES[ds]} | {ds} | {r['learner']} | {r['aggregation']} "
-                f"| {ours} | {cpu} | {paper} |"
-            )
-    fits = n_loo * (1 - 1 / n_loo) ** m_timing
-    lines += [
-        "",
-        "Only ratios carry across machines. The ratio of model fits is n B / E[B] = "
-        f"n (1 - 1/n)^m = {fits:.1f} at n = {n_loo}, m = {m_timing} (paper: about 22 at "
-        "n = 40, m = 24): the time ratio approaches it when fitting dominates.",
-        "",
-    ]
-    return "\n".join(lines)
-
-
 # ----------------------------------------------------------------------------- workflow outputs
 def _sorted(df: pd.DataFrame) -> pd.DataFrame:
     keys = [
@@ -559,22 +404,20 @@ def write_figures(
 def write_tables(
     main,
     jplus,
-    fvr,
     tables: Mapping[str, tuple],
-    paper_vs_ours_path,
     *,
     params: Mapping,
     missing,
     meta: Sequence = (),
 ) -> None:
     """Tables S1-S3 (``tables``: data set -> (csv path, md path); CSV + Markdown + provenance
-    from ``params``, the rule's config subset) and paper_vs_ours.md, from the tidy tables."""
-    from ..io import write_csv, write_markdown, write_text
+    from ``params``, the rule's config subset) from the tidy tables. The verdicts on the
+    paper's claims are the claims package's (``ensemble_repro.claims.jab``), not made here."""
+    from ..io import write_csv, write_markdown
     from ..provenance import write_provenance
 
     jab_cfg = params["jab"]
-    main, jplus, fvr = _read_csv(main), _read_csv(jplus), _read_csv(fvr)
-    wallclock = {}
+    main, jplus = _read_csv(main), _read_csv(jplus)
     for ds, (csv, md) in tables.items():
         tab = wallclock_table(
             main,
@@ -586,7 +429,6 @@ def write_tables(
             available=ds not in missing,
             seed=params["seed"],
         )
-        wallclock[ds] = tab
         title = (
             f"Table {JAB_TABLES[ds]}: mean seconds (wall clock, CPU) over "
             f"{jab_cfg['n_trials']} trials, {DATASET_LABEL[ds]}, "
@@ -596,15 +438,3 @@ def write_tables(
         write_csv(tab, csv)
         write_markdown(tab, md, title=title, floatfmt=".3g")
         write_provenance(csv, config=params, seed=params["seed"], inputs=list(meta))
-    n = jab_cfg["main"]["n"]
-    text = paper_vs_ours(
-        main,
-        jplus,
-        fvr if len(fvr) else None,
-        wallclock,
-        alpha=jab_cfg["alpha"],
-        missing=list(missing),
-        n_loo=n,
-        m_timing=resample_size(n, jab_cfg["timing_m_ratio"]),
-    )
-    write_text(paper_vs_ours_path, text)

@@ -31,7 +31,7 @@ _JAB_FVR = (
     + _JAB_TRIALS
     + ("jab.fixed_vs_random.n", "jab.fixed_vs_random.n_resamples", "jab.aggregations")
 )
-_JAB_COLLECT = _union(_JAB_MAIN, _JAB_JPLUS, _JAB_FVR)
+_JAB_COLLECT = _union(_JAB_MAIN, _JAB_JPLUS, _JAB_FVR)  # the without-replacement cells: _JAB_MAIN
 _JAB_FIGURES = (
     "jab.datasets",
     "jab.learners",
@@ -123,6 +123,7 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
     "jab_main_cell": _JAB_MAIN,
     "jab_jplus_cell": _JAB_JPLUS,
     "jab_fixed_vs_random_cell": _JAB_FVR,
+    "jab_without_replacement_cell": _JAB_MAIN,
     "jab_collect": _JAB_COLLECT,
     "jab_figures": _JAB_FIGURES,
     "jab_tables": _union(_JAB_COLLECT, _JAB_FIGURES, ("jab.timing_m_ratio",)),
@@ -167,6 +168,8 @@ DAG_KEYS = (
     "jab.main.m_ratios",
     "jab.fixed_vs_random.enabled",
     "jab.fixed_vs_random.m_ratios",
+    "jab.without_replacement.enabled",
+    "jab.without_replacement.m_ratios",
     "qwyc.datasets",
     "qwyc.orderings",
     "qwyc.fan.orderings",
