@@ -134,7 +134,7 @@ rule jab_without_replacement_cell:
     log:
         "results/logs/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.log",
     benchmark:
-        "results/benchmarks/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.tsv"
+        names.BENCHMARKS["jab_without_replacement_cell"]
     group:
         "jab_grid"
     conda:

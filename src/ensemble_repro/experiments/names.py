@@ -118,6 +118,9 @@ BENCHMARKS = {
     "jab_fixed_vs_random_cell": (
         "results/benchmarks/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.tsv"
     ),
+    "jab_without_replacement_cell": (
+        "results/benchmarks/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.tsv"
+    ),
     "qwyc_model": "results/benchmarks/qwyc/model/{qwyc_data}.tsv",
     "qwyc_sweep": "results/benchmarks/qwyc/sweep/{qwyc_data}_{qwyc_method}.tsv",
     "qwyc_sensitivity": "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv",
