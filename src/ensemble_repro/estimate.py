@@ -215,21 +215,22 @@ def qwyc_sweep_work(method: str, q: dict, rows: float) -> float:
     return grid * reps * rows * T**power
 
 
-def knapsack_evaluations(k: dict, n_budgets: int) -> int:
-    """Energy evaluations of one selection job (an upper bound: stopped runs end earlier)."""
-    variants = (
-        1
-        if k["stop_rule"] == "none"
-        else (2 if k["stop_rule"] == "expected" else 1 + len(k["stop_levels"]))
-    )
-    return n_budgets * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
+def knapsack_evaluations(k: dict) -> int:
+    """Energy evaluations of one selection job (an upper bound: stopped runs end earlier; the
+    stochastic search's MAXSTEP counts constructions of about max(budget_multiples) / 2 odd
+    prefixes each, so a run is counted as that many MAXSTEPs)."""
+    variants = 1 + len(k["stop_rules"])
+    per_run = (KNAPSACK_SEARCHES - 1 + max(1.0, max(k["budget_multiples"]) / 2)) / KNAPSACK_SEARCHES
+    runs = len(k["budget_multiples"]) * KNAPSACK_SEARCHES * variants * k["n_seeds"]
+    return int(runs * per_run * k["MAXSTEP"])
 
 
 def knapsack_draws(k: dict) -> int:
-    """Search runs x evaluations of the adversarial example (SA, stochastic, each MC sampler)."""
+    """Search runs x evaluations of the adversarial example (SA per move set, stochastic, each
+    MC sampler)."""
     adv = k["adversarial"]
-    runs = len(adv["sizes"]) * (2 + len(adv["mc_samplers"])) * adv["n_seeds"]
-    return runs * max(adv["checkpoints"])
+    searches = len(adv["sa_moves"]) + 1 + len(adv["mc_samplers"])
+    return len(adv["sizes"]) * searches * adv["n_seeds"] * adv["evaluations"]
 
 
 # ---------------------------------------------------------------- the jobs of a run
@@ -467,7 +468,7 @@ def _knapsack_jobs(k, available, units, start, light, out):
             "knapsack_select",
             d,
             "knapsack",
-            start + knapsack_evaluations(k, len(k["budgets"])) * uci * eval_cpu,
+            start + knapsack_evaluations(k) * uci * eval_cpu,
             needs=(f"knapsack_pool:{d}",),
             group="knapsack_grid",
             wildcards={"kn_pool": d},
@@ -479,7 +480,7 @@ def _knapsack_jobs(k, available, units, start, light, out):
             "knapsack_select",
             f"synthetic_n{n}",
             "knapsack",
-            start + knapsack_evaluations(k, len(k["synthetic"]["budgets"])) * n * eval_cpu,
+            start + knapsack_evaluations(k) * n * eval_cpu,
             group="knapsack_grid",
             wildcards={"kn_pool": f"synthetic_n{n}"},
         )

@@ -16,6 +16,7 @@ from ..knapsack import (
     exhaustive,
     greedy_forward,
     majority_vote_accuracy,
+    q_moments,
     stopping_rule,
 )
 from ..knapsack.pools import empirical_vote_accuracy
@@ -23,18 +24,23 @@ from .names import SYNTHETIC_PREFIX
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
 _TOL = 1e-12
+#: Cells whose optimum reaches this q (or holds the whole pool) are saturated: every search
+#: ties there, so they are flagged and left out of every average (issue 17).
+SATURATED = 0.999
+#: Accuracy a stopping rule may lose for its saving to count (issue 17).
+LOSS_TOL = 0.005
 
 
 def settings(cfg: dict) -> dict:
     """The [I] switches and parameters that shape every knapsack result (named in paper_vs_ours)."""
     keys = (
         "cost",
+        "budget_multiples",
         "majority",
         "beta_fit",
         "size_estimate",
-        "stop_rule",
+        "stop_rules",
         "tail_law",
-        "stop_levels",
         "MAXSTEP",
         "sa",
         "stochastic_evaluate",
@@ -93,23 +99,56 @@ def worked_example() -> pd.DataFrame:
             "ours": float(len(exhaustive(p, np.ones(5), 5.0).members)),
         }
     )
-    out = pd.DataFrame(rows)
-    out["holds"] = np.isclose(out["ours"].round(4), out["paper"], atol=5e-5)
-    return out
+    return pd.DataFrame(rows)
+
+
+#: Fig. 1 of the paper: Beta(α_p, β_p) laws of p with μ_p above, at and below 1/2 (the three
+#: limits of Lemma IV.1; the paper's parameters are not given [I]), and the odd sizes drawn.
+FIG1_BETAS = ((8.0, 4.0), (5.0, 5.0), (4.0, 8.0))
+FIG1_MAX_SIZE = 99
+
+
+def lemma_iv1_limits(a: float, b: float) -> tuple[float, float]:
+    """Limits of E[q_ℓ] and Var[q_ℓ] as ℓ → ∞ for p ~ Beta(a, b) (Lemma IV.1, eq. 8).
+
+    The mean tends to 1, 1/2 or 0 as μ_p is above, at or below 1/2; the variance to 0 unless
+    μ_p = 1/2, where q_ℓ tends in law to Φ(c Z) with c² = σ_p² / (1/4 − σ_p²) (central limit
+    theorem given p), whose variance is arcsin(4 σ_p²) / (2π).
+    """
+    mu = a / (a + b)
+    if not np.isclose(mu, 0.5):
+        return float(mu > 0.5), 0.0
+    var_p = a * b / ((a + b) ** 2 * (a + b + 1))
+    return 0.5, float(np.arcsin(4 * var_p) / (2 * np.pi))
+
+
+def lemma_iv1_table() -> pd.DataFrame:
+    """Fig. 1 data: E[q_ℓ] and Var[q_ℓ] of the Beta model (:func:`q_moments`) at odd ℓ up to
+    :data:`FIG1_MAX_SIZE` for each law of :data:`FIG1_BETAS`, with their Lemma IV.1 limits."""
+    rows = []
+    for a, b in FIG1_BETAS:
+        mean_limit, var_limit = lemma_iv1_limits(a, b)
+        for ell in range(1, FIG1_MAX_SIZE + 1, 2):
+            mean, var = q_moments(ell, a, b)
+            rows.append(
+                {
+                    "beta_a": a,
+                    "beta_b": b,
+                    "size": ell,
+                    "mean_q": mean,
+                    "var_q": var,
+                    "mean_limit": mean_limit,
+                    "var_limit": var_limit,
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def rule_variants(cfg: dict) -> list[str]:
-    """Names of the stopping-rule variants run per search; the first after ``stop=none`` is primary.
-
-    One variant per STOP level for the tail rules (``stop_levels``, spec §4.6 sensitivity);
-    a single one for ``expected``, which has no level.
-    """
-    rule = cfg["stop_rule"]
-    if rule == "none":
-        return ["stop=none"]
-    if rule == "expected":
-        return ["stop=none", "stop=expected"]
-    return ["stop=none"] + [f"stop={rule}@{level:g}" for level in cfg["stop_levels"]]
+    """Names of the stopping-rule variants run per search: ``stop=none``, then one per entry of
+    ``stop_rules`` (``<rule>@<STOP>`` or ``expected``); the first after ``stop=none`` is the
+    primary rule (the paper's left-sided test), the others are sensitivity settings."""
+    return ["stop=none"] + [f"stop={rule}" for rule in cfg["stop_rules"]]
 
 
 def _rule_of(variant: str, p, t, budget, cfg):
@@ -157,21 +196,31 @@ def adversarial_hit_probability(n: int, sampler: str) -> float:
 def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Section III: D1 = (1 − β, T), D2..Dn = (1/2 + ε, T/n); does a search find the optimum?
 
-    Every search gets the same number of energy evaluations, max(checkpoints) (each Monte
-    Carlo draw counts, feasible or not); the success rate is read at each checkpoint N, for
-    every pool size n and Monte Carlo sampler, next to the exact rate 1 − (1 − P)^N of
-    Monte Carlo (P from :func:`adversarial_hit_probability`). Returns (runs, rates).
+    Every search gets the same number N of energy evaluations, ``adversarial.evaluations``,
+    fixed in config before the run (each Monte Carlo draw counts, feasible or not); the
+    success rate is read at each checkpoint up to N and at N, for every pool size n and Monte
+    Carlo sampler, next to the exact rate 1 − (1 − P)^N of Monte Carlo (P from
+    :func:`adversarial_hit_probability`). Returns (runs, rates).
     """
     adv = cfg["adversarial"]
-    budget = int(max(adv["checkpoints"]))
+    budget = int(adv["evaluations"])
+    if max(adv["checkpoints"]) > budget:
+        raise ValueError(
+            f"knapsack.adversarial.checkpoints must not exceed knapsack.adversarial.evaluations "
+            f"= {budget}; got {adv['checkpoints']}: lower them or raise evaluations"
+        )
+    checkpoints = sorted({int(c) for c in adv["checkpoints"]} | {budget})
     runs = []
     for n in adv["sizes"]:
         p, t = adversarial_pool(n, adv["beta"], adv["eps"])
         opt = exhaustive(p, t, 1.0).accuracy
-        plans = [("simulated_annealing", "", {}), ("stochastic_search", "", {})]
-        plans += [("monte_carlo", smp, {"sampler": smp}) for smp in adv["mc_samplers"]]
-        for name, sampler, extra in plans:
-            opts = search_options(name, cfg, maxstep=budget, **extra)
+        plans = [("simulated_annealing", "", m) for m in adv["sa_moves"]]
+        plans += [("stochastic_search", "", "")]
+        plans += [("monte_carlo", smp, "") for smp in adv["mc_samplers"]]
+        for name, sampler, moves in plans:
+            opts = search_options(name, cfg, maxstep=budget, sampler=sampler or None)
+            if moves:
+                opts["moves"] = moves
             for k in range(adv["n_seeds"]):
                 res = STRATEGIES[name](p, t, 1.0, random_state=seed + k, **opts)
                 hit = res.trace[res.trace[:, 1] >= opt - _TOL]
@@ -180,6 +229,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                         "n": n,
                         "strategy": name,
                         "sampler": sampler,
+                        "moves": moves,
                         "seed": seed + k,
                         "evaluations": res.evaluations,
                         "accuracy": res.accuracy,
@@ -190,15 +240,17 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                 )
     runs = pd.DataFrame(runs)
     rates = []
-    for (n, name, sampler), grp in runs.groupby(["n", "strategy", "sampler"], sort=True):
+    keys = ["n", "strategy", "sampler", "moves"]
+    for (n, name, sampler, moves), grp in runs.groupby(keys, sort=True):
         reached = grp["evaluations_to_optimum"].to_numpy()
         per_draw = adversarial_hit_probability(n, sampler) if name == "monte_carlo" else np.nan
-        for cp in adv["checkpoints"]:
+        for cp in checkpoints:
             rates.append(
                 {
                     "n": n,
                     "strategy": name,
                     "sampler": sampler,
+                    "moves": moves,
                     "within_evaluations": int(cp),
                     "success_rate": float(((reached > 0) & (reached <= cp)).mean()),
                     "exact_rate": 1 - (1 - per_draw) ** cp,
@@ -208,16 +260,21 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return runs, pd.DataFrame(rates)
 
 
-def synthetic_pool(size: int, a: float, b: float, seed: int) -> pd.DataFrame:
-    """A leaderboard-like pool: p ~ Beta(a, b), unit costs (Kaggle has no costs, spec §5.2)."""
+def synthetic_pool(size: int, syn: dict, seed: int) -> pd.DataFrame:
+    """A leaderboard-like pool (Kaggle has no costs, spec §5.2): p ~ Beta(a, b), and costs
+    from the paper's time profile λ = 1 − p (section IV-B: exponential times of mean
+    1 / (1 − p), rising with p; ``costs: paper_profile``) or unit costs (``costs: unit``)."""
     rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {
-            "member": [f"m{i:03d}" for i in range(size)],
-            "p": rng.beta(a, b, size),
-            "cost": np.ones(size),
-        }
-    )
+    p = rng.beta(syn["beta_a"], syn["beta_b"], size)
+    if syn["costs"] == "paper_profile":
+        cost = rng.exponential(1.0 / np.maximum(1.0 - p, 1e-12))
+    elif syn["costs"] == "unit":
+        cost = np.ones(size)
+    else:
+        raise ValueError(
+            f"knapsack.synthetic.costs must be 'paper_profile' or 'unit'; got {syn['costs']!r}"
+        )
+    return pd.DataFrame({"member": [f"m{i:03d}" for i in range(size)], "p": p, "cost": cost})
 
 
 def pool_costs(pool: pd.DataFrame, cost: str) -> np.ndarray:
@@ -255,14 +312,24 @@ def _timed(fn, *args, **kw):
     return res, time.perf_counter() - start
 
 
-def selection_cell(p, t, budget_fraction: float, cfg: dict, seeds, correct=None):
-    """All strategies on one pool and budget T = fraction × Σt (spec §5.2).
+def cell_budget(t, multiple: float) -> float:
+    """T = ``multiple`` × the median member cost (at least the cheapest member's cost), so the
+    optimum holds a handful of members whatever the spread of the costs (issue 17)."""
+    t = np.asarray(t, float)
+    return float(max(multiple * np.median(t), t.min()))
 
-    Searches run per seed without and with the stopping rule. Returns (runs, traces): one
-    row per run, and the best-so-far curve of every search run.
+
+def selection_cell(p, t, multiple: float, cfg: dict, seeds, correct=None):
+    """All strategies on one pool and budget T = ``multiple`` × median cost (:func:`cell_budget`).
+
+    Searches run per seed without and with each stopping rule. Every row carries the
+    exhaustive optimum's q and size and whether the cell is ``saturated`` (optimum q >=
+    :data:`SATURATED`, or the optimum holds the whole pool): there every search ties, and the
+    summaries leave such cells out. Returns (runs, traces): one row per run, and the
+    best-so-far curve of every search run.
     """
     p, t = np.asarray(p, float), np.asarray(t, float)
-    budget = max(budget_fraction * t.sum(), t.min())
+    budget = cell_budget(t, multiple)
     if p.size <= cfg["exhaustive_max_n"]:
         ex, secs = _timed(exhaustive, p, t, budget)
         opt = ex.accuracy
@@ -306,21 +373,29 @@ def selection_cell(p, t, budget_fraction: float, cfg: dict, seeds, correct=None)
                     )
                 )
     runs = pd.DataFrame(rows)
-    runs.insert(0, "budget_fraction", budget_fraction)
+    runs.insert(0, "budget_multiple", multiple)
+    opt_size = len(ex.members) if np.isfinite(opt) else np.nan
+    runs["budget"], runs["optimum_size"] = budget, opt_size
+    runs["saturated"] = bool(np.isfinite(opt) and (opt >= SATURATED or opt_size == p.size))
     for v, obj in rule_objs.items():
         if obj is not None:
             at = runs["variant"] == v
             runs.loc[at, "rule_threshold"], runs.loc[at, "ell_T"] = obj.threshold, obj.ell_T
             runs.loc[at, "rule_mean"] = obj.mean
     traces = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
-    traces.insert(0, "budget_fraction", budget_fraction)
+    traces.insert(0, "budget_multiple", multiple)
     return runs, traces
 
 
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean and spread over seeds per pool, budget, strategy and variant."""
-    g = runs.groupby(["pool", "budget_fraction", "strategy", "variant"], sort=True, dropna=False)
+    """Mean and spread over seeds per pool, budget, strategy and variant, with the cell's
+    budget, optimum q and size and its ``saturated`` flag."""
+    g = runs.groupby(["pool", "budget_multiple", "strategy", "variant"], sort=True, dropna=False)
     out = g.agg(
+        budget=("budget", "first"),
+        optimum=("optimum", "first"),
+        optimum_size=("optimum_size", "first"),
+        saturated=("saturated", "first"),
         runs=("accuracy", "size"),
         accuracy_mean=("accuracy", "mean"),
         accuracy_sd=("accuracy", "std"),
@@ -336,27 +411,39 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
-    """Evaluations (and wall time) saved by the stopping rule, paired by seed."""
+def paired_savings(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each stopped search run beside the same search and seed without a rule: evaluations
+    saved, accuracy lost, and ``saved_within_loss`` (the saved share counted only when the run
+    lost at most :data:`LOSS_TOL`, else 0: savings only together with the accuracy lost)."""
     s = runs[runs["strategy"].isin(SEARCHES)]
     free = s[s["variant"] == "stop=none"]
     ruled = s[s["variant"] != "stop=none"]
-    keys = ["pool", "budget_fraction", "strategy", "seed"]
+    keys = ["pool", "budget_multiple", "strategy", "seed"]
     m = free.merge(ruled, on=keys, suffixes=("_free", "_rule"))
     m["evaluations_saved"] = m["evaluations_free"] - m["evaluations_rule"]
     m["saved_fraction"] = m["evaluations_saved"] / m["evaluations_free"]
     m["accuracy_loss"] = m["accuracy_free"] - m["accuracy_rule"]
     m["wall_saved_seconds"] = m["wall_seconds_free"] - m["wall_seconds_rule"]
+    m["saved_within_loss"] = np.where(m["accuracy_loss"] <= LOSS_TOL, m["saved_fraction"], 0.0)
+    return m
+
+
+def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
+    """Evaluations (and wall time) saved by each stopping rule, per cell (means over seeds of
+    :func:`paired_savings`); saturated cells are flagged."""
+    m = paired_savings(runs)
     out = (
-        m.groupby(["pool", "budget_fraction", "strategy", "variant_rule"], sort=True)
+        m.groupby(["pool", "budget_multiple", "strategy", "variant_rule"], sort=True)
         .agg(
             runs=("seed", "size"),
             evaluations_free=("evaluations_free", "mean"),
             evaluations_rule=("evaluations_rule", "mean"),
             evaluations_saved=("evaluations_saved", "mean"),
             saved_fraction=("saved_fraction", "mean"),
+            saved_within_loss=("saved_within_loss", "mean"),
             accuracy_loss_mean=("accuracy_loss", "mean"),
             accuracy_loss_max=("accuracy_loss", "max"),
+            saturated=("saturated_free", "first"),
             stopped_by_rule=("stopped_by_rule", lambda x: float(np.mean(x == "rule"))),
             wall_saved_mean_seconds=("wall_saved_seconds", "mean"),
         )
@@ -368,14 +455,18 @@ def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
 def stopping_levels(savings: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """Per strategy and rule variant (STOP level): evaluations saved vs accuracy lost.
 
-    Means over pools and budgets of the per-cell means of :func:`stopping_savings`, with the
-    share of rule-stopped runs that still reached the exhaustive optimum.
+    Means over the unsaturated pool x budget cells of the per-cell means of
+    :func:`stopping_savings`, with the share of rule-stopped runs that still reached the
+    exhaustive optimum.
     """
+    savings = savings[~savings["saturated"].astype(bool)]
+    summary = summary[~summary["saturated"].astype(bool)]
     g = savings.groupby(["strategy", "rule"], sort=True)
     out = g.agg(
         cells=("runs", "size"),
         runs=("runs", "sum"),
         saved_fraction=("saved_fraction", "mean"),
+        saved_within_loss=("saved_within_loss", "mean"),
         evaluations_saved=("evaluations_saved", "mean"),
         accuracy_loss_mean=("accuracy_loss_mean", "mean"),
         accuracy_loss_max=("accuracy_loss_max", "max"),
@@ -397,7 +488,7 @@ def rule_diagnostics(runs: pd.DataFrame) -> pd.DataFrame:
     starting point (greedy forward by usefulness), the optimum and its size.
     """
     ruled = runs.dropna(subset=["rule_threshold"]) if "rule_threshold" in runs else runs.iloc[:0]
-    keys = ["pool", "budget_fraction"]
+    keys = ["pool", "budget_multiple"]
     if ruled.empty:
         return pd.DataFrame(columns=keys)
     out = (
@@ -426,15 +517,15 @@ def select_pool(
     from ..logs import Progress
 
     seeds = range(seed, seed + cfg["n_seeds"])
+    budgets = cfg["budget_multiples"]
     if pool_name.startswith(SYNTHETIC_PREFIX):
         size = int(pool_name[len(SYNTHETIC_PREFIX) :])
-        syn = cfg["synthetic"]
-        pool = synthetic_pool(size, syn["beta_a"], syn["beta_b"], seed + size)
-        p, t, correct, budgets = pool["p"].to_numpy(), pool["cost"].to_numpy(), None, syn["budgets"]
+        pool = synthetic_pool(size, cfg["synthetic"], seed + size)
+        p, t, correct = pool["p"].to_numpy(), pool["cost"].to_numpy(), None
     else:
         pool = pd.read_csv(pool_path)
         correct = pd.read_parquet(votes_path)[list(pool["member"])]
-        p, t, budgets = pool["p"].to_numpy(), pool_costs(pool, cfg["cost"]), cfg["budgets"]
+        p, t = pool["p"].to_numpy(), pool_costs(pool, cfg["cost"])
     progress = Progress(len(budgets), f"knapsack selection {pool_name}")
     runs, traces = [], []
     for b in budgets:
@@ -521,21 +612,18 @@ def write_summary_figures(
 
 
 def paper_vs_ours_text(worked_path, rates_path, tables: dict[str, pd.DataFrame], cfg: dict) -> str:
-    """Markdown of the paper's claims next to ours, from the worked example and adversarial
+    """Markdown of the paper's quantities next to ours, from the worked example and adversarial
     tables (``knapsack_examples`` outputs) and :func:`summary_tables`."""
     from . import knapsack_plots as kp
 
-    worked = pd.read_csv(worked_path)
     rates = pd.read_csv(rates_path, keep_default_na=False, na_values=[""])
-    rates["sampler"] = rates["sampler"].fillna("")
-    primary = rule_variants(cfg)[1:2]
+    rates[["sampler", "moves"]] = rates[["sampler", "moves"]].fillna("")
     return kp.paper_vs_ours(
-        worked,
+        pd.read_csv(worked_path),
         rates,
         tables["summary"],
-        tables["savings"],
         tables["levels"],
         tables["rule_check"],
-        primary[0] if primary else None,
+        cfg["adversarial"]["evaluations"],
         settings(cfg),
     )
