@@ -236,7 +236,8 @@ def _adversarial_rates(sa, mc, at=100):
 
 def test_knapsack_mc_vs_sa_uses_wilson_intervals_over_seeds():
     def verdict(sa, mc):
-        return knapsack_claims.mc_vs_sa(_adversarial_rates(sa, mc), 10, "uniform_subset", "swap", 100)
+        rates = _adversarial_rates(sa, mc)
+        return knapsack_claims.mc_vs_sa(rates, 10, "uniform_subset", "swap", 100)
 
     assert verdict(0.95, 0.10)[0] == REPRODUCED
     assert verdict(0.5, 1.0)[0] == NOT_REPRODUCED
@@ -248,7 +249,13 @@ def test_knapsack_mc_vs_sa_reads_the_evaluation_budget_n_from_config():
     # fixes N = 300, where MC has caught up: the verdict must be read at 300
     rates = pd.concat([_adversarial_rates(0.96, 0.05, 30), _adversarial_rates(1.0, 1.0, 300)])
     rows = knapsack_claims.evaluate(
-        None, rates, {}, mc_sampler="uniform_subset", evaluations=300, stop_variants=[], uci_pools=[]
+        None,
+        rates,
+        {},
+        mc_sampler="uniform_subset",
+        evaluations=300,
+        stop_variants=[],
+        uci_pools=[],
     )
     row = next(r for r in rows if r["claim_id"] == "knapsack.mc_vs_sa")
     assert row["verdict"] == PARTLY and row["ours"].startswith("N = 300 evaluations")
@@ -277,7 +284,8 @@ def test_knapsack_savings_count_only_with_the_accuracy_lost():
     assert knapsack_claims.stopping_saves(_selection_runs(0.001), "stop=left_tail@0.05")[0] == (
         REPRODUCED
     )
-    verdict, ours, ivs = knapsack_claims.stopping_saves(_selection_runs(0.05), "stop=left_tail@0.05")
+    runs = _selection_runs(0.05)
+    verdict, ours, ivs = knapsack_claims.stopping_saves(runs, "stop=left_tail@0.05")
     assert verdict == NOT_REPRODUCED and ivs[0].estimate == 0 and "90% saved" in ours
     # saturated cells are left out: nothing to judge
     sat = _selection_runs(0.001, saturated=True)
