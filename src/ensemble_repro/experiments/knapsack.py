@@ -263,16 +263,16 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 def synthetic_pool(size: int, syn: dict, seed: int) -> pd.DataFrame:
     """A leaderboard-like pool (Kaggle has no costs, spec §5.2): p ~ Beta(a, b), and costs
     from the paper's time profile λ = 1 − p (section IV-B: exponential times of mean
-    1 / (1 − p), rising with p; ``costs: paper_profile``) or unit costs (``costs: unit``)."""
+    1 / (1 − p), rising with p; ``costs: time_profile``) or unit costs (``costs: unit``)."""
     rng = np.random.default_rng(seed)
     p = rng.beta(syn["beta_a"], syn["beta_b"], size)
-    if syn["costs"] == "paper_profile":
+    if syn["costs"] == "time_profile":
         cost = rng.exponential(1.0 / np.maximum(1.0 - p, 1e-12))
     elif syn["costs"] == "unit":
         cost = np.ones(size)
     else:
         raise ValueError(
-            f"knapsack.synthetic.costs must be 'paper_profile' or 'unit'; got {syn['costs']!r}"
+            f"knapsack.synthetic.costs must be 'time_profile' or 'unit'; got {syn['costs']!r}"
         )
     return pd.DataFrame({"member": [f"m{i:03d}" for i in range(size)], "p": p, "cost": cost})
 
@@ -599,12 +599,7 @@ def write_summary_figures(
     for runs_path, traces_path, pdf, png in convergence:
         pool_runs = read_runs([runs_path])
         kp.convergence_figure(
-            pd.read_parquet(traces_path),
-            pool_runs,
-            pool_runs["pool"].iloc[0],
-            cfg["MAXSTEP"],
-            pdf,
-            png,
+            pd.read_parquet(traces_path), pool_runs, pool_runs["pool"].iloc[0], pdf, png
         )
     primary = rule_variants(cfg)[1:2]
     kp.savings_figure(savings[savings["rule"].isin(primary)], *savings_figure)

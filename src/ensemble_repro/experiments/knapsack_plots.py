@@ -30,26 +30,29 @@ def _curves(traces: pd.DataFrame, grid: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
-def convergence_figure(
-    traces: pd.DataFrame, runs: pd.DataFrame, pool: str, maxstep: int, pdf: str, png: str
-) -> None:
-    """Best model accuracy vs energy evaluations, mean and 10-90% band over seeds (no rule)."""
+def convergence_figure(traces: pd.DataFrame, runs: pd.DataFrame, pool: str, pdf: str, png: str):
+    """Best model accuracy vs energy evaluations, mean and 10-90% band over seeds (no rule).
+
+    Evaluation counts before any run of a search has found a feasible ensemble are left out
+    (no mean of an empty slice)."""
     paper_style()
     budgets = sorted(traces["budget_multiple"].unique())
     fig, axes = plt.subplots(
         1, len(budgets), figsize=(2.4 * len(budgets) + 0.6, 2.3), squeeze=False
     )
-    grid = np.unique(np.geomspace(1, maxstep, 80).astype(int))
+    grid = np.unique(np.geomspace(1, max(int(traces["evaluation"].max()), 2), 80).astype(int))
     for ax, b in zip(axes[0], budgets, strict=False):
         tr = traces[(traces["budget_multiple"] == b) & (traces["stop_rule"] == "none")]
         for name in COLORS:
             c = _curves(tr[tr["strategy"] == name], grid)
-            if c.size == 0:
+            found = np.isfinite(c).any(axis=0) if c.size else np.zeros(0, bool)
+            if not found.any():
                 continue
+            at, c = grid[found], c[:, found]
             mean = np.nanmean(c, axis=0)
             lo, hi = np.nanpercentile(c, 10, axis=0), np.nanpercentile(c, 90, axis=0)
             ax.plot(
-                grid,
+                at,
                 mean,
                 color=COLORS[name],
                 label=LABELS[name],
@@ -58,7 +61,7 @@ def convergence_figure(
                 markevery=0.12,
                 ms=3,
             )
-            ax.fill_between(grid, lo, hi, color=COLORS[name], alpha=0.2, lw=0)
+            ax.fill_between(at, lo, hi, color=COLORS[name], alpha=0.2, lw=0)
         opt = runs[(runs["budget_multiple"] == b) & (runs["strategy"] == "exhaustive")]["accuracy"]
         if len(opt):
             # a wide pale line under the curves: a search that reaches the optimum stays visible
