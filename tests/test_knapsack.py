@@ -62,8 +62,10 @@ def test_known_values():
     np.testing.assert_allclose(
         efficiency([0.6, 0.8, 0.9], [1.0, 3.0, 10.0], 9.0), [0.733432, 0.896, 0.0], atol=1e-6
     )
-    # 4 copies fit -> 3 are used (largest odd number).
-    assert efficiency([0.8], [2.0], 8.5)[0] == pytest.approx(0.896)
+    # 4 copies fit: the paper's maximal number scores q_4(0.8) = 0.8^4 + 4(0.8^3)(0.2) = 0.8192
+    # (strict majority); the odd-only setting uses 3 copies.
+    assert efficiency([0.8], [2.0], 8.5)[0] == pytest.approx(0.8192)
+    assert efficiency([0.8], [2.0], 8.5, copies="odd")[0] == pytest.approx(0.896)
 
 
 def test_paper_worked_example():
@@ -202,7 +204,7 @@ def test_stopping_rule_truncates_the_same_run(name):
         assert stopped.accuracy == reach[0, 1]
     else:
         assert stopped.evaluations == free.evaluations and stopped.stopped_by != "rule"
-    assert free.evaluations <= 3000
+    assert free.steps == 3000  # constructions for stochastic_search, evaluations otherwise
 
 
 def test_adversarial_pool_optimum_is_the_expensive_member():
@@ -245,7 +247,9 @@ def test_rule_reached_when_q_rounds_below_a_threshold_of_one():
     p, t = np.full(15, 0.99), np.ones(15)
     q = majority_vote_accuracy(p)
     assert 1 - 1e-12 < q < 1.0 and rule.reached(q) and not rule.reached(1 - 1e-9)
-    res = simulated_annealing(p, t, 15.0, random_state=0, stop=rule, maxstep=500)
+    res = simulated_annealing(
+        p, t, 15.0, random_state=0, stop=rule, maxstep=500, init="greedy_forward"
+    )
     assert res.stopped_by == "rule" and res.evaluations < 500
 
 

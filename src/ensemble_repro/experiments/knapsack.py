@@ -73,8 +73,8 @@ def search_options(
             "moves_per_temp": sa["moves_per_temp"],
             "probe_moves": sa["probe_moves"],
         }
-    if name == "stochastic_search":
-        return {**base, "evaluate": cfg["stochastic_evaluate"]}
+    if name == "stochastic_search":  # maxstep counts evaluations, as for SA and MC
+        return {**base, "evaluate": cfg["stochastic_evaluate"], "steps": "evaluations"}
     return {**base, "sampler": cfg["mc_sampler"] if sampler is None else sampler}
 
 

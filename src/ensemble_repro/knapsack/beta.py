@@ -1,8 +1,10 @@
 """Beta model of member accuracies and the stopping rule of Hajdu et al. (2020), section IV.
 
 ``q_moments`` gives the exact mean and variance of the ensemble accuracy q_ℓ when the ℓ
-member accuracies are i.i.d. Beta(a, b) (spec §4.5, in place of the paper's Lemma IV.1 and
-eqs. 22/25, which could not be read); ``stopping_rule`` turns them into the STOP test.
+member accuracies are i.i.d. Beta(a, b) (spec §4.5; the paper's eqs. 22/25 could not be
+read), ``q_limits`` / ``q_moment_curve`` their limits (Lemma IV.1, Fig. 1);
+``affordable_size`` estimates ℓ_T (eq. 33 among the options), ``stirling_maxstep`` gives
+MAXSTEP (eq. 29) and ``stopping_rule`` turns them into the STOP test (eq. 25).
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
-from .energy import _check_probabilities, check_pool
+from .energy import _check_probabilities, check_pool, max_affordable
 
 
 def fit_beta(p, method: str = "moments") -> tuple[float, float]:
@@ -108,11 +111,171 @@ def q_moments(ell: int, a: float, b: float) -> tuple[float, float]:
     return mean, max(second - mean * mean, 0.0)
 
 
-def affordable_size(p, t, budget: float, a: float, b: float, method: str = "mean_cost") -> int:
-    """ℓ_T: the largest odd ensemble size the budget affords on average [I] (spec §4.5).
+def q_limits(a: float, b: float) -> tuple[float, float]:
+    """Lemma IV.1: limits of E[q_ℓ] and Var[q_ℓ] as ℓ → ∞ for Beta(a, b) member accuracies.
 
-    ``mean_cost``: T / mean(t). ``time_profile``: costs modelled as t = c(1 − p) (the paper's
-    profile λ = 1 − p), c fitted by least squares, so E[t] = c·b/(a + b) under Beta(a, b).
+    The mean tends to 1, 1/2 or 0 as μ_p = a/(a + b) is above, at or below 1/2 (the three
+    limits of eq. (8), Fig. 1), and the variance to 0 when μ_p ≠ 1/2. At μ_p = 1/2 [I, our
+    derivation]: given the p_i, S is asymptotically normal, so q_ℓ → Φ(cZ) with
+    c² = σ_p² / (1/4 − σ_p²) and Var Φ(cZ) = arcsin(4σ_p²) / (2π).
+
+    Parameters
+    ----------
+    a, b : float
+        Beta parameters (> 0).
+
+    Returns
+    -------
+    mean_limit, var_limit : float
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import q_limits
+    >>> q_limits(8.0, 4.0), q_limits(2.0, 4.0)
+    ((1.0, 0.0), (0.0, 0.0))
+    >>> [round(v, 6) for v in q_limits(2.0, 2.0)]         # σ_p² = 1/20
+    [0.5, 0.032047]
+    """
+    if not (a > 0 and b > 0):
+        raise ValueError(f"a and b must be positive Beta parameters; got a={a!r}, b={b!r}")
+    if a != b:
+        return (1.0 if a > b else 0.0), 0.0
+    var_p = a * b / ((a + b) ** 2 * (a + b + 1))
+    return 0.5, float(np.arcsin(4 * var_p) / (2 * np.pi))
+
+
+def q_moment_curve(ells, a: float, b: float) -> pd.DataFrame:
+    """Fig. 1 / Lemma IV.1: E[q_ℓ] and Var[q_ℓ] against ensemble size ℓ, with their limits.
+
+    Parameters
+    ----------
+    ells : array-like of int
+        Ensemble sizes (>= 1; the paper uses odd sizes).
+    a, b : float
+        Beta parameters of the member accuracies.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``ell``, ``mean``, ``var`` (:func:`q_moments`), ``mean_limit``, ``var_limit``
+        (:func:`q_limits`, the same on every row).
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import q_moment_curve
+    >>> q_moment_curve([1, 3], 8.0, 4.0).round(6)
+       ell      mean       var  mean_limit  var_limit
+    0    1  0.666667  0.017094         1.0        0.0
+    1    3  0.740741  0.010247         1.0        0.0
+    """
+    mean_limit, var_limit = q_limits(a, b)
+    rows = [(int(ell), *q_moments(ell, a, b)) for ell in np.atleast_1d(ells)]
+    out = pd.DataFrame(rows, columns=["ell", "mean", "var"])
+    out["mean_limit"], out["var_limit"] = mean_limit, var_limit
+    return out
+
+
+def stirling_maxstep(n: int, ell: int, *, floor: int | None = 1000, cap: int | None = 100_000):
+    """Eq. (29): MAXSTEP from Stirling's approximation of the number C(n, ℓ_T) of ensembles.
+
+    [I] The paper derives MAXSTEP with Stirling's formula and warns it "may provide values
+    that are too small ... in the case of small pools", so a floor applies; we read (29) as
+    the number of size-ℓ_T ensembles of the pool, ln k! ≈ k ln k − k + ½ ln(2πk) (0! = 1),
+    and add an optional cap for runs of bounded length.
+
+    Parameters
+    ----------
+    n : int
+        Pool size.
+    ell : int
+        Estimated ensemble size ℓ_T, 1 <= ℓ <= n.
+    floor : int or None, default=1000
+        Smallest MAXSTEP returned (the paper's "sufficiently large value" for small pools).
+    cap : int or None, default=100000
+        Largest MAXSTEP returned (None: no cap).
+
+    Returns
+    -------
+    int
+        MAXSTEP, in search steps (constructions of Algorithm 1).
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import stirling_maxstep
+    >>> stirling_maxstep(10, 3, floor=None)        # C(10, 3) = 120 exactly
+    124
+    >>> stirling_maxstep(10, 3), stirling_maxstep(40, 9)
+    (1000, 100000)
+    """
+    if int(n) != n or int(ell) != ell or not 1 <= ell <= n:
+        raise ValueError(f"need integers 1 <= ell <= n; got n={n!r}, ell={ell!r}")
+    if floor is not None and cap is not None and floor > cap:
+        raise ValueError(f"maxstep floor {floor!r} must not exceed the cap {cap!r}")
+
+    def log_fact(k):
+        return k * np.log(k) - k + 0.5 * np.log(2 * np.pi * k) if k > 0 else 0.0
+
+    steps = float(np.exp(log_fact(n) - log_fact(ell) - log_fact(n - ell)))
+    if floor is not None:
+        steps = max(steps, floor)
+    if cap is not None:
+        steps = min(steps, cap)
+    return int(round(steps))
+
+
+def poisson_size(rate_T: float, *, level: float = 0.05, approx: str = "exact") -> int:
+    """Eq. (33): ensemble size whose larger values have Poisson probability below ``level``.
+
+    With exponential costs τ_j of rate λ, the number of members fitting in T is Poisson(λT).
+    ``exact``: m_level, the upper ``level`` quantile (smallest m with P(N <= m) >= 1 − level);
+    ``normal``: the normal approximation's inequality ℓ <= λT + u_{1−level} √(λT), floored.
+
+    Parameters
+    ----------
+    rate_T : float
+        The Poisson parameter λT (> 0).
+    level : float in (0, 1), default=0.05
+        The paper's 5% error.
+    approx : {"exact", "normal"}, default="exact"
+        Poisson quantile or its normal approximation.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack import poisson_size
+    >>> poisson_size(4.0), poisson_size(4.0, approx="normal")
+    (8, 7)
+    """
+    if not (np.isfinite(rate_T) and rate_T > 0):
+        raise ValueError(f"rate_T must be a positive Poisson parameter lambda*T; got {rate_T!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1); got {level!r}")
+    if approx == "exact":
+        return int(stats.poisson.ppf(1 - level, rate_T))
+    if approx == "normal":
+        return int(np.floor(rate_T + stats.norm.ppf(1 - level) * np.sqrt(rate_T) + 1e-12))
+    raise ValueError(f"approx must be 'exact' or 'normal'; got {approx!r}")
+
+
+#: ℓ_T estimates of :func:`affordable_size` (the first is the default).
+SIZE_ESTIMATES = ("affordable", "mean_cost", "time_profile", "poisson", "poisson_normal")
+
+
+def affordable_size(
+    p, t, budget: float, a: float, b: float, method: str = "affordable", level: float = 0.05
+) -> int:
+    """ℓ_T: the ensemble size the budget affords, as the largest odd size <= n [I].
+
+    The paper's ℓ_T estimate (22) could not be read; ``affordable`` (default) is the size the
+    budget actually affords, the largest ℓ such that the ℓ cheapest members fit in T.
+    ``mean_cost``: T / mean(t). ``time_profile``: section IV-B's λ = 1 − p with exponential
+    costs of mean 1/λ, i.e. t ≈ c/(1 − p) with c fitted by least squares, and
+    E[t] = c·E[1/(1 − p)] = c(a + b − 1)/(b − 1) under Beta(a, b) (needs b > 1); ℓ = T / E[t].
+    ``poisson`` / ``poisson_normal``: eq. (33), :func:`poisson_size` at λT = T / mean(t) (the
+    exponential rate's estimate from the costs; the paper prints T / Σp_i, unreadable).
 
     Parameters
     ----------
@@ -122,8 +285,11 @@ def affordable_size(p, t, budget: float, a: float, b: float, method: str = "mean
         Total cost allowed.
     a, b : float
         Beta fit of ``p``.
-    method : {"mean_cost", "time_profile"}, default="mean_cost"
-        Cost model.
+    method : {"affordable", "mean_cost", "time_profile", "poisson", "poisson_normal"}, \
+default="affordable"
+        The estimate (above).
+    level : float, default=0.05
+        Error level of the Poisson estimates (eq. 33).
 
     Returns
     -------
@@ -133,45 +299,65 @@ def affordable_size(p, t, budget: float, a: float, b: float, method: str = "mean
     Examples
     --------
     >>> from ensemble_repro.knapsack import affordable_size
-    >>> affordable_size([0.6, 0.7, 0.8, 0.7], [1.0, 1.0, 1.0, 1.0], 4.0, 6.0, 4.0)
-    3
+    >>> p, t = [0.6, 0.7, 0.8, 0.7], [1.0, 1.0, 3.0, 1.0]
+    >>> affordable_size(p, t, 4.0, 6.0, 4.0), affordable_size(p, t, 4.0, 6.0, 4.0, "mean_cost")
+    (3, 1)
     """
     p, t = np.asarray(p, dtype=float), np.asarray(t, dtype=float)
-    if method == "mean_cost":
-        mean_cost = t.mean()
+    if method == "affordable":
+        ell = max_affordable(t, budget)
+    elif method in ("mean_cost", "poisson", "poisson_normal"):
+        rate_T = budget / t.mean()
+        if method == "mean_cost":
+            ell = int(np.floor(rate_T + 1e-12))
+        else:
+            approx = "exact" if method == "poisson" else "normal"
+            ell = poisson_size(rate_T, level=level, approx=approx)
     elif method == "time_profile":
-        err = 1.0 - p
-        c = float(np.dot(t, err) / max(np.dot(err, err), 1e-300))
-        mean_cost = c * b / (a + b)
+        if b <= 1:
+            raise ValueError(
+                "size_estimate='time_profile' needs the Beta fit's b > 1 (E[1/(1 - p)] is "
+                f"infinite otherwise); got b={b:.4g}: use size_estimate='affordable'"
+            )
+        x = 1.0 / np.maximum(1.0 - p, 1e-12)
+        c = float(np.dot(t, x) / np.dot(x, x))
+        ell = int(np.floor(budget / (c * (a + b - 1) / (b - 1)) + 1e-12))
     else:
-        raise ValueError(f"size_estimate must be 'mean_cost' or 'time_profile'; got {method!r}")
-    ell = int(np.floor(budget / mean_cost + 1e-12)) if mean_cost > 0 else p.size
+        raise ValueError(
+            f"size_estimate must be one of {', '.join(SIZE_ESTIMATES)}; got {method!r}"
+        )
     ell = min(ell, p.size)
     return max(1, ell - (1 - ell % 2))
 
 
+#: Stopping tests of :class:`StoppingRule` (the first is the default, eq. 25).
+RULES = ("left_tail", "tail", "two_tailed", "expected")
+
+
 @dataclass(frozen=True)
 class StoppingRule:
-    """Stop a search once its best accuracy reaches ``threshold`` (spec §4.6).
+    """Stop a search once its best accuracy reaches ``threshold`` (section IV, eq. 25).
 
-    ``tail``: threshold is the (1 − STOP) quantile of q_{ℓ_T} (P(q_{ℓ_T} > q*) ≤ STOP); since
-    that probability falls as q* rises, the test reduces to a fixed level (the paper's
-    right-side hypothesis). ``left_tail``: the STOP quantile (P(q_{ℓ_T} < q*) ≥ STOP; the
-    left-side hypothesis the paper's section VI says its experiments used, for q near 1).
-    ``expected``: threshold = E[q_{ℓ_T}].
+    ``left_tail`` (the paper's "one-tailed (left-side) hypothesis" of eq. (25), used because
+    q is close to 1): H0 "the incumbent q* is a draw of q_{ℓ_T}" is rejected on the left, so
+    the search stops once q* is no longer in the lower STOP tail: threshold = the STOP
+    quantile. ``two_tailed``: the STOP/2 quantile. ``tail`` (right side, for small μ_q:
+    "search above this mean"): the 1 − STOP quantile. ``expected``: E[q_{ℓ_T}] [I].
 
     Parameters
     ----------
-    rule : {"tail", "left_tail", "expected"}
+    rule : {"left_tail", "tail", "two_tailed", "expected"}
         Which test (above).
     threshold : float
         Accuracy at which a search stops.
     ell_T : int
-        Affordable ensemble size ℓ_T.
+        Estimated ensemble size ℓ_T.
     mean, var : float
         E[q_{ℓ_T}] and Var[q_{ℓ_T}].
     a, b : float
         Beta fit of the pool's accuracies.
+    maxstep : int or None, default=None
+        MAXSTEP for this pool (eq. 29, :func:`stirling_maxstep`), in search steps.
 
     Examples
     --------
@@ -188,6 +374,7 @@ class StoppingRule:
     var: float
     a: float
     b: float
+    maxstep: int | None = None
 
     def reached(self, best):
         """True where ``best`` reaches the threshold (1e-12 slack: q near 1 is rounded in the DP).
@@ -209,13 +396,18 @@ def stopping_rule(
     t,
     budget: float,
     *,
-    rule: str = "tail",
+    rule: str = "left_tail",
     STOP: float = 0.05,
     beta_fit: str = "moments",
-    size_estimate: str = "mean_cost",
+    size_estimate: str = "affordable",
     tail_law: str = "beta",
+    maxstep_floor: int | None = 1000,
+    maxstep_cap: int | None = 100_000,
 ) -> StoppingRule:
-    """Build the stopping rule of a pool from its Beta fit (section IV, the STOP parameter).
+    """Build the stopping rule of a pool from its Beta fit (section IV: STOP and MAXSTEP).
+
+    The threshold is a quantile of q_{ℓ_T} (eq. 25) under a law matched to its exact mean
+    and variance (:func:`q_moments`); MAXSTEP comes from eq. (29) (:func:`stirling_maxstep`).
 
     Parameters
     ----------
@@ -223,16 +415,19 @@ def stopping_rule(
         Member accuracies and costs (validated as by :func:`check_pool`).
     budget : float
         Total cost allowed.
-    rule : {"tail", "left_tail", "expected"}, default="tail"
+    rule : {"left_tail", "tail", "two_tailed", "expected"}, default="left_tail"
         Which test (see :class:`StoppingRule`).
     STOP : float in (0, 1), default=0.05
         The paper's STOP level.
     beta_fit : {"moments", "mle"}, default="moments"
         How the Beta law is fitted.
-    size_estimate : {"mean_cost", "time_profile"}, default="mean_cost"
+    size_estimate : {"affordable", "mean_cost", "time_profile", "poisson", "poisson_normal"}, \
+default="affordable"
         How ℓ_T is estimated (:func:`affordable_size`).
     tail_law : {"beta", "normal"}, default="beta"
-        Law of q_{ℓ_T} whose quantile is the threshold.
+        Law of q_{ℓ_T} whose quantile is the threshold [I].
+    maxstep_floor, maxstep_cap : int or None, default=1000, 100000
+        Bounds on MAXSTEP (:func:`stirling_maxstep`).
 
     Returns
     -------
@@ -242,22 +437,24 @@ def stopping_rule(
     --------
     >>> from ensemble_repro.knapsack import simulated_annealing, stopping_rule
     >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
-    >>> rule = stopping_rule(p, t, 4.0, rule="expected")
+    >>> rule = stopping_rule(p, t, 4.0)
+    >>> rule.ell_T, round(rule.threshold, 4), rule.maxstep
+    (3, 0.8087, 1000)
     >>> res = simulated_annealing(p, t, 4.0, random_state=0, stop=rule)
     >>> res.stopped_by, res.evaluations
-    ('rule', 2)
+    ('rule', 3)
     """
-    if rule not in ("tail", "left_tail", "expected"):
-        raise ValueError(f"rule must be 'tail', 'left_tail' or 'expected'; got {rule!r}")
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(RULES)}; got {rule!r}")
     if not 0 < STOP < 1:
         raise ValueError(f"STOP must be a level in (0, 1); got {STOP!r}")
-    p, t, budget = check_pool(p, t, budget)
-    a, b = fit_beta(p, beta_fit)
-    ell = affordable_size(p, t, budget, a, b, size_estimate)
-    mean, var = q_moments(ell, a, b)
     if tail_law not in ("beta", "normal"):
         raise ValueError(f"tail_law must be 'beta' or 'normal'; got {tail_law!r}")
-    level = STOP if rule == "left_tail" else 1 - STOP  # quantile of q_{ℓ_T} to reach
+    p, t, budget = check_pool(p, t, budget)
+    a, b = fit_beta(p, beta_fit)
+    ell = affordable_size(p, t, budget, a, b, size_estimate, level=STOP)
+    mean, var = q_moments(ell, a, b)
+    level = {"left_tail": STOP, "two_tailed": STOP / 2, "tail": 1 - STOP}.get(rule)
     kappa = mean * (1 - mean) / var - 1 if var > 0 else 0.0
     if rule == "expected":
         threshold = mean
@@ -265,4 +462,5 @@ def stopping_rule(
         threshold = float(stats.beta.ppf(level, mean * kappa, (1 - mean) * kappa))
     else:
         threshold = mean + stats.norm.ppf(level) * np.sqrt(var)
-    return StoppingRule(rule, float(threshold), ell, mean, var, a, b)
+    maxstep = stirling_maxstep(p.size, ell, floor=maxstep_floor, cap=maxstep_cap)
+    return StoppingRule(rule, float(threshold), ell, mean, var, a, b, maxstep)

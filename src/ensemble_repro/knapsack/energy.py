@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+#: Relative slack on budget comparisons (costs are sums of floats).
+TOL = 1e-12
+
 
 def _nonfinite(a: np.ndarray) -> str:
     """'NaN at index 3' (or inf) for the first non-finite entry of ``a``, '' if none."""
@@ -198,8 +201,12 @@ def q_identical(m, p) -> np.ndarray | float:
     return float(q) if np.ndim(q) == 0 else q
 
 
-def efficiency(p, t, remaining: float) -> np.ndarray:
-    """Eq. (5): accuracy of the largest odd number of copies of each item within ``remaining``.
+def efficiency(p, t, remaining: float, copies: str = "maximal") -> np.ndarray:
+    """Eq. (5): accuracy of the maximal number of copies of each item within ``remaining``.
+
+    The paper: "the system accuracy q(p_i, t_i) of the ensemble containing the maximal number
+    of i-th items", i.e. m_i = floor(T_k / t_i) copies scored by eq. (1) (strict majority, so
+    an even m_i scores below m_i - 1). ``copies="odd"`` uses the largest odd m_i instead [I].
 
     Parameters
     ----------
@@ -209,6 +216,8 @@ def efficiency(p, t, remaining: float) -> np.ndarray:
         Member costs (> 0).
     remaining : float or ndarray
         Budget left; an array of shape (k, 1) gives one row per remaining budget.
+    copies : {"maximal", "odd"}, default="maximal"
+        Maximal number of copies (the paper) or the largest odd number of them.
 
     Returns
     -------
@@ -220,7 +229,37 @@ def efficiency(p, t, remaining: float) -> np.ndarray:
     >>> from ensemble_repro.knapsack import efficiency
     >>> efficiency([0.6, 0.8, 0.9], [1.0, 3.0, 10.0], 9.0)   # 9 copies, 3 copies, none
     array([0.73343232, 0.896     , 0.        ])
+    >>> efficiency([0.4], [2.0], 9.0), efficiency([0.4], [2.0], 9.0, copies="odd")  # 4 or 3
+    (array([0.1792]), array([0.352]))
     """
-    copies = np.floor(remaining / np.asarray(t, dtype=float) + 1e-12).astype(np.int64)
-    odd = copies - (1 - copies % 2)  # largest odd integer <= copies (−1 when 0)
-    return np.where(copies >= 1, q_identical(np.maximum(odd, 1), p), 0.0)
+    if copies not in ("maximal", "odd"):
+        raise ValueError(f"copies must be 'maximal' or 'odd'; got {copies!r}")
+    count = np.floor(remaining / np.asarray(t, dtype=float) + 1e-12).astype(np.int64)
+    if copies == "odd":
+        count = count - (1 - count % 2)  # largest odd integer <= count (-1 when 0)
+    return np.where(count >= 1, q_identical(np.maximum(count, 1), p), 0.0)
+
+
+def max_affordable(t, budget: float) -> int:
+    """Largest number of members that fit in ``budget``: the cheapest ones, taken in order.
+
+    Parameters
+    ----------
+    t : array-like of shape (n,)
+        Member costs.
+    budget : float
+        Total cost allowed.
+
+    Returns
+    -------
+    int
+        The largest l such that the l cheapest members cost at most ``budget``.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack.energy import max_affordable
+    >>> max_affordable([3.0, 1.0, 2.0, 5.0], 6.0)     # 1 + 2 + 3
+    3
+    """
+    total = np.cumsum(np.sort(np.asarray(t, dtype=float)))
+    return int(np.searchsorted(total, budget * (1 + TOL), side="right"))

@@ -1,10 +1,12 @@
-"""Classifier pools for the UCI experiments (spec §5.2, substitute protocol [I]).
+"""Member pools: classifiers for the UCI experiments (spec §5.2, substitute protocol [I]),
+and synthetic pools with the paper's time profile (section IV-B).
 
 About 30 scikit-learn classifiers per data set. p_i is the accuracy on a held-out selection
 split; the cost t_i is either the measured training wall time (the paper's choice, not
 reproducible run to run) or a deterministic count of the floating-point operations the fit
 performed, computed from the fitted model (``training_flops``), which follows training time
-across families and is identical on every run.
+across families and is identical on every run. ``synthetic_pool`` draws accuracies from a
+Beta law and costs from the time profile λ = 1 − p (``time_profile_costs``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
+
+from ..rng import check_generator
+from .energy import _check_probabilities
 
 
 def classifier_pool(seed: int) -> dict[str, object]:
@@ -276,3 +281,96 @@ def empirical_vote_accuracy(correct: pd.DataFrame, members) -> float:
     """
     votes = np.asarray(correct.iloc[:, list(members)], dtype=int)
     return float(np.mean(votes.sum(axis=1) > votes.shape[1] / 2)) if votes.shape[1] else 0.0
+
+
+def time_profile_costs(p, random_state=None, scale: float = 1.0) -> np.ndarray:
+    """Costs from the paper's time profile λ = 1 − p (section IV-B).
+
+    τ_i is exponential with rate λ_i = (1 − p_i)/scale, so its mean scale/(1 − p_i) rises with
+    the accuracy ("for a given λ, T and an independent exponential distributed τ_j, ℓ_T is
+    distributed as Poisson with parameter λT").
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Member accuracies in [0, 1).
+    random_state : None, int or Generator, default=None
+        Seed of the numpy Generator.
+    scale : float, default=1.0
+        Time unit (> 0).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Positive costs.
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack.pools import time_profile_costs
+    >>> time_profile_costs([0.5, 0.9, 0.99], random_state=0).round(3)
+    array([ 1.36 , 10.196,  1.981])
+    """
+    p = np.asarray(p, dtype=float)
+    _check_probabilities(p)
+    if p.size and p.max() >= 1:
+        raise ValueError(
+            "p must be below 1 for the time profile (a member with p = 1 has infinite mean "
+            f"time 1/(1 - p)); got max {p.max():.4g}"
+        )
+    if not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a positive time unit; got {scale!r}")
+    rng = check_generator(random_state)
+    return rng.exponential(scale / (1.0 - p))
+
+
+def synthetic_pool(
+    n: int,
+    a: float,
+    b: float,
+    *,
+    cost: str = "time_profile",
+    scale: float = 1.0,
+    random_state=None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A synthetic pool: p_i ~ Beta(a, b) i.i.d., costs from the time profile or unit costs.
+
+    The paper fits a Beta law to high accuracies (section IV-A) and uses the time profile
+    λ = 1 − p "suited to our data" (section IV-B); ``cost="unit"`` gives the Kaggle setting
+    without times (T then bounds the ensemble size).
+
+    Parameters
+    ----------
+    n : int
+        Pool size (>= 1).
+    a, b : float
+        Beta parameters of the accuracies (e.g. :func:`~ensemble_repro.knapsack.fit_beta` of
+        real accuracies).
+    cost : {"time_profile", "unit"}, default="time_profile"
+        :func:`time_profile_costs`, or all costs 1.
+    scale : float, default=1.0
+        Time unit of the profile.
+    random_state : None, int or Generator, default=None
+        Seed of the numpy Generator (accuracies are drawn first, then costs).
+
+    Returns
+    -------
+    p, t : ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> from ensemble_repro.knapsack.pools import synthetic_pool
+    >>> p, t = synthetic_pool(3, 18.0, 2.0, random_state=0)
+    >>> p.round(3), t.round(3)
+    (array([0.873, 0.796, 0.938]), array([17.926,  0.355, 17.221]))
+    """
+    if int(n) != n or n < 1:
+        raise ValueError(f"n must be a positive pool size; got {n!r}")
+    if not (a > 0 and b > 0):
+        raise ValueError(f"a and b must be positive Beta parameters; got a={a!r}, b={b!r}")
+    if cost not in ("time_profile", "unit"):
+        raise ValueError(f"cost must be 'time_profile' or 'unit'; got {cost!r}")
+    rng = check_generator(random_state)
+    p = rng.beta(a, b, size=int(n))
+    if cost == "unit":
+        return p, np.ones(int(n))
+    return p, time_profile_costs(np.minimum(p, np.nextafter(1.0, 0.0)), rng, scale)

@@ -13,11 +13,11 @@ import numpy as np
 
 from ..rng import check_generator
 from .beta import StoppingRule
-from .energy import check_pool, efficiency, majority_vote_accuracy
+from .energy import TOL as _TOL
+from .energy import check_pool, efficiency, majority_vote_accuracy, max_affordable
 
 #: Default escape parameter MAXSTEP (energy evaluations) [I, spec §4.6].
 MAXSTEP = 10_000
-_TOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,12 @@ class SelectionResult:
         Evaluation at which the final best was found.
     stopped_by : {"rule", "maxstep", "schedule", "converged", "exhausted"}
         Why the run ended.
+    steps : int
+        Search steps the run made: whole constructions of Algorithm 1 for
+        ``stochastic_search(steps="constructions")`` (section III: "restart ... in the next
+        search step"), energy evaluations otherwise.
+    best_step : int
+        Step at which the final best was found.
 
     Examples
     --------
@@ -55,10 +61,17 @@ class SelectionResult:
     trace: np.ndarray
     best_at: int
     stopped_by: str
+    steps: int
+    best_step: int
 
 
 class _Search:
-    """Energy evaluations of one run: counting, even-size handling, best-so-far and stopping."""
+    """Energy evaluations of one run: counting, even-size handling, best-so-far and stopping.
+
+    ``unit="evaluations"``: MAXSTEP counts energy evaluations and a run stops exactly at it;
+    ``"constructions"``: the caller counts steps (``steps``) and passes ``owners``, the step
+    of each evaluated row, so MAXSTEP counts whole constructions.
+    """
 
     def __init__(
         self,
@@ -68,15 +81,17 @@ class _Search:
         even="drop_min",
         stop: StoppingRule | None = None,
         maxstep: int | None = MAXSTEP,
+        unit: str = "evaluations",
     ):
         if even not in ("drop_min", "strict"):
             raise ValueError(f"even must be 'drop_min' or 'strict'; got {even!r}")
         if maxstep is not None and maxstep < 1:
-            raise ValueError(f"maxstep must be a positive number of evaluations; got {maxstep!r}")
+            raise ValueError(f"maxstep must be a positive number of steps; got {maxstep!r}")
         self.p, self.t, self.budget = p, t, budget
-        self.even, self.stop, self.maxstep = even, stop, maxstep
-        self.evaluations = 0
+        self.even, self.stop, self.maxstep, self.unit = even, stop, maxstep, unit
+        self.evaluations = self.steps = 0
         self.best, self.best_mask, self.best_at = -1.0, np.zeros(p.size, bool), 0
+        self.best_step = 0
         self.trace: list[tuple[int, float]] = []
         self.stopped_by = ""
 
@@ -92,20 +107,26 @@ class _Search:
         return masks
 
     @property
+    def count(self) -> int:
+        """Steps made so far, in MAXSTEP's unit."""
+        return self.steps if self.unit == "constructions" else self.evaluations
+
+    @property
     def done(self) -> bool:
         if self.stop is not None and bool(self.stop.reached(self.best)):
             self.stopped_by = "rule"
-        elif self.maxstep is not None and self.evaluations >= self.maxstep:
+        elif self.maxstep is not None and self.count >= self.maxstep:
             self.stopped_by = "maxstep"
         return bool(self.stopped_by)
 
-    def evaluate(self, masks: np.ndarray, record: bool = True) -> np.ndarray:
+    def evaluate(self, masks: np.ndarray, record: bool = True, owners=None) -> np.ndarray:
         """q of each row of ``masks`` (k × n), in order; stops counting at MAXSTEP or the rule.
 
+        ``owners`` (constructions unit): the step, counted from ``steps``, of each row.
         Returns the energies of the rows actually evaluated (possibly fewer than k).
         """
         masks = np.atleast_2d(masks)
-        if self.maxstep is not None:
+        if self.maxstep is not None and self.unit == "evaluations":
             masks = masks[: max(self.maxstep - self.evaluations, 0)]
         evaluated = self._odd(masks)
         if evaluated.shape[0] == 1:  # one ensemble: run the DP over its members only
@@ -131,11 +152,13 @@ class _Search:
                     evaluated[i].copy(),
                     self.evaluations + i + 1,
                 )
+                self.best_step = self.best_at if owners is None else self.steps + owners[i] + 1
         self.evaluations += q.size
         return q
 
     def result(self, stopped_by: str | None = None) -> SelectionResult:
         members = np.flatnonzero(self.best_mask)
+        constructions = self.unit == "constructions"
         return SelectionResult(
             members=members,
             accuracy=max(self.best, 0.0),
@@ -144,12 +167,9 @@ class _Search:
             trace=np.array(self.trace, dtype=float).reshape(-1, 2),
             best_at=self.best_at,
             stopped_by=self.stopped_by or stopped_by,
+            steps=self.steps if constructions else self.evaluations,
+            best_step=self.best_step if constructions else self.best_at,
         )
-
-
-def _max_affordable(t: np.ndarray, budget: float) -> int:
-    """Largest number of members that fit: the cheapest ones, taken in order."""
-    return int(np.searchsorted(np.cumsum(np.sort(t)), budget * (1 + _TOL), side="right"))
 
 
 def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
@@ -216,7 +236,7 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
                 dfs(j + 1, add(dist, ps[j]), cost + ts[j], chosen + (j,), r - 1)
             cheapest_skipped = min(cheapest_skipped, ts[j])
 
-    for ell in range(1, _max_affordable(ts, budget) + 1, 2):
+    for ell in range(1, max_affordable(ts, budget) + 1, 2):
         dfs(0, np.ones(1), 0.0, (), ell)
     members = np.sort(order[list(state["members"])])
     return SelectionResult(
@@ -227,6 +247,8 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
         trace=np.array(state["trace"]).reshape(-1, 2),
         best_at=state["best_at"],
         stopped_by="exhausted",
+        steps=state["evals"],
+        best_step=state["best_at"],
     )
 
 
@@ -243,13 +265,15 @@ def _pick_by_usefulness(p, t, mask, remaining, k) -> list[int]:
 
 
 def greedy_forward(
-    p, t, budget, *, random_state=None, key="accuracy", step=2, even="drop_min"
+    p, t, budget, *, random_state=None, key="accuracy", step=1, even="drop_min"
 ) -> SelectionResult:
     """Forward selection (section II): start from the best member, extend while q increases.
 
     ``key='accuracy'``: the extension maximising q is chosen (the paper's rule); ``'usefulness'``:
-    the next items by p/t (eq. 4) that fit. ``step=2`` extends by pairs so only odd sizes are
-    compared (Lemma I.1) [I]; ``step=1`` is the literal one-at-a-time rule.
+    the next items by p/t (eq. 4) that fit. ``step=1`` (default) adds one member at a time, as
+    the paper's greedy does (with ``even='drop_min'`` an even-sized extension is kept when it
+    does not lower q, so the next odd size can be reached [I]); ``step=2`` extends by pairs so
+    only odd sizes are compared (Lemma I.1) [I].
 
     Parameters
     ----------
@@ -259,7 +283,7 @@ def greedy_forward(
         Unused (deterministic); accepted so every strategy has the same signature.
     key : {"accuracy", "usefulness"}, default="accuracy"
         How the extension is chosen.
-    step : {1, 2}, default=2
+    step : {1, 2}, default=1
         Members added per extension.
     even : {"drop_min", "strict"}, default="drop_min"
         Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
@@ -312,7 +336,10 @@ def greedy_forward(
             cands[np.arange(len(adds))[:, None], adds] = True
         q = search.evaluate(cands)
         best = int(np.argmax(q))
-        if q[best] <= current + _TOL:
+        # an even set scored without its weakest member cannot beat its odd subset
+        # (Lemma I.1): one at a time, it is kept when it does not lose accuracy [I]
+        through_even = even == "drop_min" and (mask.sum() + step) % 2 == 0
+        if q[best] <= current + (-_TOL if through_even else _TOL):
             break
         mask, current = cands[best], float(q[best])
     return search.result("converged")
@@ -399,7 +426,7 @@ def _random_subsets(rng, p, t, budget, size, sampler) -> np.ndarray:
     cap = budget * (1 + _TOL)
     perm = np.argsort(rng.random((size, n)), axis=1)
     if sampler == "uniform_size":
-        top = max(_max_affordable(t, budget), 1)
+        top = max(max_affordable(t, budget), 1)
         target = 2 * rng.integers(0, (top + 1) // 2, size=size) + 1
         wanted = np.ones((size, n), bool)
     elif sampler == "bernoulli":
@@ -477,13 +504,13 @@ def monte_carlo(
     return search.result()
 
 
-def _sa_move(rng, mask, j, t, budget):
-    """Spec §4.3 move on item j: remove it, add it, or swap it in for random members."""
+def _swap_move(rng, mask, movable, t, cap):
+    """Spec §4.3 move on a random item j: remove it, add it, or swap it in for random members."""
+    j = rng.choice(movable)
     new = mask.copy()
     if new[j]:
         new[j] = False
         return new
-    cap = budget * (1 + _TOL)
     members = rng.permutation(np.flatnonzero(new))
     room = cap - t[new].sum()
     k = 0
@@ -495,13 +522,28 @@ def _sa_move(rng, mask, j, t, budget):
     return new
 
 
+def _add_remove_move(rng, mask, movable, t, cap):
+    """Toggle a random item among the members and the non-members that fit what is left."""
+    room = cap - t[mask].sum()
+    allowed = movable[mask[movable] | (t[movable] <= room)]
+    new = mask.copy()
+    j = rng.choice(allowed)
+    new[j] = not new[j]
+    return new
+
+
+#: SA move sets by name (the first is the default).
+SA_MOVES = {"swap": _swap_move, "add_remove": _add_remove_move}
+
+
 def simulated_annealing(
     p,
     t,
     budget,
     *,
     random_state=None,
-    init="greedy_forward",
+    init="empty",
+    moves="swap",
     rho=0.95,
     moves_per_temp=None,
     accept0=0.8,
@@ -513,9 +555,12 @@ def simulated_annealing(
 ) -> SelectionResult:
     """Simulated annealing baseline (section III; all settings [I], spec §4.3).
 
+    Starts from the empty ensemble (the paper: SA's solutions "are independent of the initial
+    conditions"); ``init="greedy_forward"`` starts from the usefulness-greedy ensemble.
     Geometric schedule τ ← ρτ every ``moves_per_temp`` moves (default n); τ₀ accepts about
-    ``accept0`` of worsening moves, estimated from ``probe_moves`` random moves (counted as
-    evaluations); stops at τ < tmin_ratio·τ₀, MAXSTEP evaluations or the stopping rule.
+    ``accept0`` of worsening moves, estimated from a random walk of ``probe_moves`` moves
+    from the start (counted as evaluations); stops at τ < tmin_ratio·τ₀, MAXSTEP evaluations
+    or the stopping rule. One step is one move (one energy evaluation).
 
     Parameters
     ----------
@@ -523,8 +568,12 @@ def simulated_annealing(
         The pool and the total cost allowed, as :func:`check_pool` validates them.
     random_state : None, int, RandomState or Generator, default=None
         Seed (scikit-learn's convention).
-    init : {"greedy_forward", "empty"}, default="greedy_forward"
-        Start from the usefulness-greedy ensemble (its evaluations count) or from nothing.
+    init : {"empty", "greedy_forward"}, default="empty"
+        Start from nothing or from the usefulness-greedy ensemble (its evaluations count).
+    moves : {"swap", "add_remove"}, default="swap"
+        Move set: ``swap`` picks a random item and removes it, adds it, or adds it after
+        removing random members until it fits (spec §4.3); ``add_remove`` toggles a random
+        item among the members and the non-members that fit (no swaps).
     rho : float in (0, 1), default=0.95
         Cooling factor.
     moves_per_temp : int, optional
@@ -534,7 +583,7 @@ def simulated_annealing(
     tmin_ratio : float in (0, 1), default=1e-4
         Final temperature as a fraction of the initial one.
     probe_moves : int, default=100
-        Random moves used to set the initial temperature.
+        Random-walk moves used to set the initial temperature.
     even : {"drop_min", "strict"}, default="drop_min"
         Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
     stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
@@ -548,12 +597,16 @@ def simulated_annealing(
     --------
     >>> from ensemble_repro.knapsack import simulated_annealing
     >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
-    >>> simulated_annealing(p, t, 4.0, random_state=0, maxstep=50).members
+    >>> simulated_annealing(p, t, 4.0, random_state=0, maxstep=200).members
     array([1, 2, 3])
+    >>> simulated_annealing(p, t, 4.0, random_state=0, maxstep=1).members  # 1 move from empty
+    array([4])
     """
     p, t, budget = check_pool(p, t, budget)
     if init not in ("greedy_forward", "empty"):
-        raise ValueError(f"init must be 'greedy_forward' or 'empty'; got {init!r}")
+        raise ValueError(f"init must be 'empty' or 'greedy_forward'; got {init!r}")
+    if moves not in SA_MOVES:
+        raise ValueError(f"moves must be one of {', '.join(SA_MOVES)}; got {moves!r}")
     if not (0 < rho < 1 and 0 < accept0 < 1 and 0 < tmin_ratio < 1):
         raise ValueError(
             "rho, accept0 and tmin_ratio must lie in (0, 1); got "
@@ -561,8 +614,9 @@ def simulated_annealing(
         )
     rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
-    movable = np.flatnonzero(t <= budget * (1 + _TOL))
-    moves = int(moves_per_temp or p.size)
+    cap = budget * (1 + _TOL)
+    movable = np.flatnonzero(t <= cap)
+    per_temp = int(moves_per_temp or p.size)
     cache: dict[bytes, float] = {}
 
     def energy(m):
@@ -574,25 +628,31 @@ def simulated_annealing(
         cache[key] = float(out[0]) if out.size else -1.0
         return cache[key]
 
+    def propose(m):
+        return SA_MOVES[moves](rng, m, movable, t, cap)
+
     mask = np.zeros(p.size, bool)
     if init == "greedy_forward":  # its evaluations count towards SA's
         start = greedy_forward(p, t, budget, key="usefulness", even=even)
         mask[start.members] = True
         search.evaluations = start.evaluations - 1
     current = energy(mask) if mask.any() else 0.0
-    deltas = []
-    for j in rng.choice(movable, size=probe_moves):
+    walk, q_walk, deltas = mask, current, []
+    for _ in range(probe_moves):
         if search.done:
             break
-        deltas.append(energy(_sa_move(rng, mask, j, t, budget)) - current)
+        nxt = propose(walk)
+        q_next = energy(nxt)
+        deltas.append(q_next - q_walk)
+        walk, q_walk = nxt, q_next
     worse = -np.array([d for d in deltas if d < 0])
     tau0 = (worse.mean() if worse.size else 1e-3) / -np.log(accept0)
     tau = tau0
     while not search.done:
-        for j in rng.choice(movable, size=moves):
+        for _ in range(per_temp):
             if search.done:
                 break
-            cand = _sa_move(rng, mask, j, t, budget)
+            cand = propose(mask)
             q = energy(cand)
             if q >= current or rng.random() < np.exp((q - current) / tau):
                 mask, current = cand, q
@@ -612,16 +672,20 @@ def stochastic_search(
     even="drop_min",
     stop: StoppingRule | None = None,
     maxstep=MAXSTEP,
+    steps="constructions",
+    copies="maximal",
     batch=64,
 ) -> SelectionResult:
     """The paper's Algorithm 1: random constructions driven by the efficiency of eq. (5).
 
     Each construction adds items drawn with probability proportional to their efficiency
-    (eq. 6) for the remaining budget until nothing fits. ``evaluate`` [I]: ``odd_prefixes``
-    scores every odd-sized prefix of the construction (the paper evaluates odd sizes only);
-    ``final`` only the finished, maximal ensemble (it misses optima that leave budget unused).
-    ``batch`` constructions are drawn at once (vectorised); evaluations stop exactly at
-    MAXSTEP or at the first ensemble passing the stopping rule.
+    (eq. 6) for the remaining budget until nothing fits; then "we restart the process to
+    extract another ensemble in the next search step", so one step is one construction
+    (``steps="constructions"``, default; ``"evaluations"`` counts energy evaluations).
+    ``evaluate`` [I]: ``odd_prefixes`` scores every odd-sized prefix of the construction (the
+    paper evaluates odd sizes only); ``final`` only the finished, maximal ensemble (it misses
+    optima that leave budget unused). ``batch`` constructions are drawn at once (vectorised);
+    a run stops exactly at MAXSTEP steps or at the first ensemble passing the stopping rule.
 
     Parameters
     ----------
@@ -634,7 +698,12 @@ def stochastic_search(
     even : {"drop_min", "strict"}, default="drop_min"
         Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
     stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
-        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep steps
+        (e.g. ``stop.maxstep``, eq. 29).
+    steps : {"constructions", "evaluations"}, default="constructions"
+        What one step (the unit of ``maxstep``) is.
+    copies : {"maximal", "odd"}, default="maximal"
+        Copies counted by the efficiency (:func:`~ensemble_repro.knapsack.efficiency`).
     batch : int, default=64
         Constructions drawn per vectorised round.
 
@@ -646,23 +715,30 @@ def stochastic_search(
     --------
     >>> from ensemble_repro.knapsack import stochastic_search
     >>> p, t = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
-    >>> res = stochastic_search(p, t, 4.0, random_state=0, maxstep=50)
-    >>> res.members, round(res.accuracy, 5)
-    (array([1, 2, 3]), 0.84375)
+    >>> res = stochastic_search(p, t, 4.0, random_state=0, maxstep=20)
+    >>> res.members, round(res.accuracy, 5), res.steps
+    (array([1, 2, 3]), 0.84375, 20)
     """
     p, t, budget = check_pool(p, t, budget)
     if evaluate not in ("final", "odd_prefixes"):
         raise ValueError(f"evaluate must be 'final' or 'odd_prefixes'; got {evaluate!r}")
+    if steps not in ("constructions", "evaluations"):
+        raise ValueError(f"steps must be 'constructions' or 'evaluations'; got {steps!r}")
+    if copies not in ("maximal", "odd"):
+        raise ValueError(f"copies must be 'maximal' or 'odd'; got {copies!r}")
     rng = check_generator(random_state)
-    search = _Search(p, t, budget, even, stop, maxstep)
+    search = _Search(p, t, budget, even, stop, maxstep, unit=steps)
     n = p.size
-    rows = np.arange(batch)
     while not search.done:
-        masks = np.zeros((batch, n), bool)
-        remaining = np.full(batch, budget * (1 + _TOL))
+        size = batch
+        if steps == "constructions" and maxstep is not None:
+            size = min(batch, maxstep - search.steps)
+        rows = np.arange(size)
+        masks = np.zeros((size, n), bool)
+        remaining = np.full(size, budget * (1 + _TOL))
         prefixes = []
         while True:
-            eff = np.where(masks, 0.0, efficiency(p, t, remaining[:, None]))
+            eff = np.where(masks, 0.0, efficiency(p, t, remaining[:, None], copies))
             fits = ~masks & (t <= remaining[:, None])
             eff = np.where(
                 fits & (eff.sum(1, keepdims=True) == 0), 1.0, eff
@@ -672,7 +748,7 @@ def stochastic_search(
             if not active.any():
                 break
             cum = np.cumsum(eff, axis=1)
-            u = rng.random(batch) * total
+            u = rng.random(size) * total
             pick = np.minimum((cum <= u[:, None]).sum(1), n - 1)
             masks[rows[active], pick[active]] = True
             remaining -= np.where(active, t[pick], 0.0)
@@ -680,11 +756,15 @@ def stochastic_search(
                 odd = active & (masks.sum(1) % 2 == 1)
                 prefixes.append(np.where(odd[:, None], masks, False))
         if evaluate == "odd_prefixes":
-            stacked = np.stack(prefixes, axis=1).reshape(-1, n)
-            candidates = stacked[stacked.any(1)]
+            stacked = np.stack(prefixes, axis=1)  # construction-major: (size, depth, n)
+            keep = stacked.any(2)
+            candidates = stacked[keep]
+            owners = np.nonzero(keep)[0]
         else:
-            candidates = masks
-        search.evaluate(candidates)
+            candidates, owners = masks, rows
+        q = search.evaluate(candidates, owners=owners if steps == "constructions" else None)
+        if steps == "constructions":
+            search.steps += int(owners[q.size - 1]) + 1 if q.size < owners.size else size
     return search.result()
 
 
