@@ -123,14 +123,17 @@ def test_savings_count_only_runs_within_the_loss_tolerance():
 
 def test_lemma_iv1_limits_and_fig1_table():
     table = kx.lemma_iv1_table()
-    assert sorted(table["size"].unique())[:3] == [1, 3, 5]
+    assert sorted(table["ell"].unique())[:3] == [1, 3, 5]
+    assert {(a, b) for a, b in zip(table["beta_a"], table["beta_b"])} == set(kx.FIG1_BETAS)
+    means = set()
     for (a, b), grp in table.groupby(["beta_a", "beta_b"]):
         last = grp.iloc[-1]
-        # the moments approach the lemma's limits (mean 1 / 1/2 / 0; variance 0 or
-        # arcsin(4 var_p) / (2 pi) at mu_p = 1/2, about 0.0145 for Beta(5, 5))
-        assert abs(last["mean_q"] - last["mean_limit"]) < 0.02, (a, b)
-        assert abs(last["var_q"] - last["var_limit"]) < 0.002, (a, b)
-    assert kx.lemma_iv1_limits(5.0, 5.0)[1] == pytest.approx(np.arcsin(1 / 11) / (2 * np.pi))
+        # the three limits of Fig. 1 are reached: mean 1 / 1/2 / 0, variance 0 or
+        # arcsin(4 var_p) / (2 pi) at mu_p = 1/2 (about 0.0145 for Beta(5, 5))
+        assert abs(last["mean"] - last["mean_limit"]) < 0.02, (a, b)
+        assert abs(last["var"] - last["var_limit"]) < 0.002, (a, b)
+        means.add(last["mean_limit"])
+    assert means == {0.0, 0.5, 1.0}
 
 
 def test_fig1_and_numbers_page_carry_no_verdict_words(tmp_path):

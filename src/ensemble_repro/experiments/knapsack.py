@@ -16,10 +16,10 @@ from ..knapsack import (
     exhaustive,
     greedy_forward,
     majority_vote_accuracy,
-    q_moments,
+    q_moment_curve,
     stopping_rule,
 )
-from ..knapsack.pools import empirical_vote_accuracy
+from ..knapsack.pools import empirical_vote_accuracy, synthetic_pool
 from .names import SYNTHETIC_PREFIX
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
@@ -108,40 +108,14 @@ FIG1_BETAS = ((8.0, 4.0), (5.0, 5.0), (4.0, 8.0))
 FIG1_MAX_SIZE = 99
 
 
-def lemma_iv1_limits(a: float, b: float) -> tuple[float, float]:
-    """Limits of E[q_ℓ] and Var[q_ℓ] as ℓ → ∞ for p ~ Beta(a, b) (Lemma IV.1, eq. 8).
-
-    The mean tends to 1, 1/2 or 0 as μ_p is above, at or below 1/2; the variance to 0 unless
-    μ_p = 1/2, where q_ℓ tends in law to Φ(c Z) with c² = σ_p² / (1/4 − σ_p²) (central limit
-    theorem given p), whose variance is arcsin(4 σ_p²) / (2π).
-    """
-    mu = a / (a + b)
-    if not np.isclose(mu, 0.5):
-        return float(mu > 0.5), 0.0
-    var_p = a * b / ((a + b) ** 2 * (a + b + 1))
-    return 0.5, float(np.arcsin(4 * var_p) / (2 * np.pi))
-
-
 def lemma_iv1_table() -> pd.DataFrame:
-    """Fig. 1 data: E[q_ℓ] and Var[q_ℓ] of the Beta model (:func:`q_moments`) at odd ℓ up to
-    :data:`FIG1_MAX_SIZE` for each law of :data:`FIG1_BETAS`, with their Lemma IV.1 limits."""
-    rows = []
-    for a, b in FIG1_BETAS:
-        mean_limit, var_limit = lemma_iv1_limits(a, b)
-        for ell in range(1, FIG1_MAX_SIZE + 1, 2):
-            mean, var = q_moments(ell, a, b)
-            rows.append(
-                {
-                    "beta_a": a,
-                    "beta_b": b,
-                    "size": ell,
-                    "mean_q": mean,
-                    "var_q": var,
-                    "mean_limit": mean_limit,
-                    "var_limit": var_limit,
-                }
-            )
-    return pd.DataFrame(rows)
+    """Fig. 1 data: E[q_ℓ] and Var[q_ℓ] of the Beta model at odd ℓ up to :data:`FIG1_MAX_SIZE`
+    for each law of :data:`FIG1_BETAS`, with their Lemma IV.1 limits (:func:`q_moment_curve`)."""
+    sizes = range(1, FIG1_MAX_SIZE + 1, 2)
+    return pd.concat(
+        [q_moment_curve(sizes, a, b).assign(beta_a=a, beta_b=b) for a, b in FIG1_BETAS],
+        ignore_index=True,
+    )
 
 
 def rule_variants(cfg: dict) -> list[str]:
@@ -260,23 +234,6 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return runs, pd.DataFrame(rates)
 
 
-def synthetic_pool(size: int, syn: dict, seed: int) -> pd.DataFrame:
-    """A leaderboard-like pool (Kaggle has no costs, spec §5.2): p ~ Beta(a, b), and costs
-    from the paper's time profile λ = 1 − p (section IV-B: exponential times of mean
-    1 / (1 − p), rising with p; ``costs: time_profile``) or unit costs (``costs: unit``)."""
-    rng = np.random.default_rng(seed)
-    p = rng.beta(syn["beta_a"], syn["beta_b"], size)
-    if syn["costs"] == "time_profile":
-        cost = rng.exponential(1.0 / np.maximum(1.0 - p, 1e-12))
-    elif syn["costs"] == "unit":
-        cost = np.ones(size)
-    else:
-        raise ValueError(
-            f"knapsack.synthetic.costs must be 'time_profile' or 'unit'; got {syn['costs']!r}"
-        )
-    return pd.DataFrame({"member": [f"m{i:03d}" for i in range(size)], "p": p, "cost": cost})
-
-
 def pool_costs(pool: pd.DataFrame, cost: str) -> np.ndarray:
     """Costs used for selection, normalised to sum 1: FLOP model (deterministic) or wall time."""
     col = {"flops": "flops", "measured": "train_seconds"}[cost]
@@ -310,6 +267,14 @@ def _timed(fn, *args, **kw):
     start = time.perf_counter()
     res = fn(*args, **kw)
     return res, time.perf_counter() - start
+
+
+def _maxstep(rule, cfg) -> int:
+    """Evaluations a run may use: ``MAXSTEP`` without a rule; with one, the rule's eq. (29)
+    MAXSTEP when it is smaller (so a stopped run is the free run cut short)."""
+    if rule is None or rule.maxstep is None:
+        return int(cfg["MAXSTEP"])
+    return int(min(cfg["MAXSTEP"], rule.maxstep))
 
 
 def cell_budget(t, multiple: float) -> float:
@@ -356,7 +321,7 @@ def selection_cell(p, t, multiple: float, cfg: dict, seeds, correct=None):
                     budget,
                     random_state=int(s),
                     stop=rule_objs[v],
-                    **search_options(name, cfg),
+                    **search_options(name, cfg, maxstep=_maxstep(rule_objs[v], cfg)),
                 )
                 row = _run_row(name, v, res, secs, opt, correct)
                 row["seed"] = int(s)
@@ -381,6 +346,7 @@ def selection_cell(p, t, multiple: float, cfg: dict, seeds, correct=None):
         if obj is not None:
             at = runs["variant"] == v
             runs.loc[at, "rule_threshold"], runs.loc[at, "ell_T"] = obj.threshold, obj.ell_T
+            runs.loc[at, "rule_maxstep"] = _maxstep(obj, cfg)
             runs.loc[at, "rule_mean"] = obj.mean
     traces = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
     traces.insert(0, "budget_multiple", multiple)
@@ -520,8 +486,11 @@ def select_pool(
     budgets = cfg["budget_multiples"]
     if pool_name.startswith(SYNTHETIC_PREFIX):
         size = int(pool_name[len(SYNTHETIC_PREFIX) :])
-        pool = synthetic_pool(size, cfg["synthetic"], seed + size)
-        p, t, correct = pool["p"].to_numpy(), pool["cost"].to_numpy(), None
+        syn = cfg["synthetic"]
+        p, t = synthetic_pool(
+            size, syn["beta_a"], syn["beta_b"], cost=syn["costs"], random_state=seed + size
+        )
+        correct = None
     else:
         pool = pd.read_csv(pool_path)
         correct = pd.read_parquet(votes_path)[list(pool["member"])]
