@@ -124,7 +124,7 @@ def test_savings_count_only_runs_within_the_loss_tolerance():
 def test_lemma_iv1_limits_and_fig1_table():
     table = kx.lemma_iv1_table()
     assert sorted(table["ell"].unique())[:3] == [1, 3, 5]
-    assert {(a, b) for a, b in zip(table["beta_a"], table["beta_b"])} == set(kx.FIG1_BETAS)
+    assert {(a, b) for a, b in zip(table["beta_a"], table["beta_b"], strict=True)} == set(kx.FIG1_BETAS)
     means = set()
     for (a, b), grp in table.groupby(["beta_a", "beta_b"]):
         last = grp.iloc[-1]
