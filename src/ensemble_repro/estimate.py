@@ -26,9 +26,9 @@ Model (every job is one rule job of the Snakemake DAG, the same jobs ``snakemake
   since the real growth is slower than T^2); sensitivity = the sweeps it reruns;
   timing = runs x rows x T.
 - **Knapsack**: pool build = rows x seconds per row; selection = energy evaluations
-  (budgets x searches x stopping variants x seeds x MAXSTEP, an upper bound: stopped runs end
-  earlier) x pool size (an evaluation scores a subset of the pool); examples = Monte Carlo
-  draws of the adversarial pool.
+  (budget multiples x searches x (1 + stopping rules) x seeds x MAXSTEP, an upper bound:
+  stopped runs end earlier) x pool size (an evaluation scores a subset of the pool);
+  examples = Monte Carlo draws of the adversarial pool.
 - **Wall time on c cores**: list scheduling of the DAG (a job starts when its inputs are done
   and min(threads, c) cores are free; among ready jobs the longest first), a job's duration
   its CPU time / min(threads, c) (the J+aB workers scale; nothing else is threaded).
@@ -216,13 +216,10 @@ def qwyc_sweep_work(method: str, q: dict, rows: float) -> float:
 
 
 def knapsack_evaluations(k: dict) -> int:
-    """Energy evaluations of one selection job (an upper bound: stopped runs end earlier; the
-    stochastic search's MAXSTEP counts constructions of about max(budget_multiples) / 2 odd
-    prefixes each, so a run is counted as that many MAXSTEPs)."""
+    """Energy evaluations of one selection job: budgets x searches x (1 + stopping rules) x
+    seeds x MAXSTEP (an upper bound: stopped runs end earlier)."""
     variants = 1 + len(k["stop_rules"])
-    per_run = (KNAPSACK_SEARCHES - 1 + max(1.0, max(k["budget_multiples"]) / 2)) / KNAPSACK_SEARCHES
-    runs = len(k["budget_multiples"]) * KNAPSACK_SEARCHES * variants * k["n_seeds"]
-    return int(runs * per_run * k["MAXSTEP"])
+    return len(k["budget_multiples"]) * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
 
 
 def knapsack_draws(k: dict) -> int:

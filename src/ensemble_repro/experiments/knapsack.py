@@ -215,7 +215,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     runs = pd.DataFrame(runs)
     rates = []
     keys = ["n", "strategy", "sampler", "moves"]
-    for (n, name, sampler, moves), grp in runs.groupby(keys, sort=True):
+    for (n, name, sampler, moves), grp in runs.groupby(keys, sort=False):  # config order
         reached = grp["evaluations_to_optimum"].to_numpy()
         per_draw = adversarial_hit_probability(n, sampler) if name == "monte_carlo" else np.nan
         for cp in checkpoints:
