@@ -301,7 +301,10 @@ def _report_tables(config: dict, available: list[str]) -> list[str]:
                 tables += [f"qwyc/{d}/sensitivity_{s}" for s in q["sensitivity"]]
     if config["experiments"]["knapsack"]:
         tables += [f"knapsack/{stem}" for stem, _ in KNAPSACK_TABLES.values()]
-        tables += [f"knapsack/{t}" for t in ("worked_example", "adversarial", "adversarial_runs")]
+        tables += [
+            f"knapsack/{t}"
+            for t in ("worked_example", "adversarial", "adversarial_runs", "lemma_iv1")
+        ]
     return tables
 
 
