@@ -295,6 +295,7 @@ def test_knapsack_savings_count_only_with_the_accuracy_lost():
 def test_knapsack_competitive_claim_leaves_out_saturated_cells():
     rows = [
         {
+            "pool": "p",
             "budget_multiple": b,
             "seed": s,
             "strategy": st,
@@ -388,3 +389,35 @@ def test_rows_need_the_vocabulary_and_a_reason_and_reruns_compare_without_wall_c
     ]
     df = run_independent(claims_frame(rows, scale="smoke", made_on="2026-12-01"))
     assert list(df["claim_id"]) == ["jab.coverage"] and "made_on" not in df
+
+
+def test_knapsack_cost_setting_and_pooled_row_reach_the_verdicts():
+    def runs(pool, gap, setting=""):
+        return pd.DataFrame(
+            [
+                {"pool": pool, "budget_multiple": 3, "seed": s, "strategy": st}
+                | {"variant": "stop=none", "optimum": 0.9, "saturated": False}
+                | {"setting": setting, "accuracy": 0.9 - (gap if st.startswith("stoch") else 0)}
+                for s in range(6)
+                for st in ("simulated_annealing", "stochastic_search")
+            ]
+        )
+
+    # competitive with measured costs (the main setting), 0.02 behind SA with FLOP costs
+    a = pd.concat([runs("a", 0.0), runs("a", 0.02, "cost=flops")], ignore_index=True)
+    rows = knapsack_claims.evaluate(
+        None,
+        None,
+        {"a": a, "b": runs("b", 0.0)},
+        mc_sampler="uniform_size",
+        evaluations=10,
+        stop_variants=[],
+        uci_pools=[],
+    )
+    comp = {r["dataset"]: r for r in rows if r["claim_id"] == "knapsack.ss_competitive"}
+    assert set(comp) == {"a", "b", "all pools"}
+    assert comp["a"]["verdict"] == REPRODUCED and comp["a"]["n_repeats"] == 6
+    assert "flips under: cost=flops" in comp["a"]["robust_to"]
+    assert comp["all pools"]["n_repeats"] == 12 and comp["b"]["robust_to"] == (
+        "no sensitivity setting"
+    )

@@ -222,6 +222,13 @@ def knapsack_evaluations(k: dict) -> int:
     return len(k["budget_multiples"]) * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
 
 
+def knapsack_uci_evaluations(k: dict) -> int:
+    """A UCI pool's selection job: the main grid plus, per ``cost_sensitivity`` kind, the grid
+    without a rule and with the primary rule only."""
+    primary = {**k, "stop_rules": k["stop_rules"][:1]}
+    return knapsack_evaluations(k) + len(k["cost_sensitivity"]) * knapsack_evaluations(primary)
+
+
 def knapsack_draws(k: dict) -> int:
     """Search runs x evaluations of the adversarial example (SA per move set, stochastic, each
     MC sampler)."""
@@ -468,7 +475,7 @@ def _knapsack_jobs(k, available, units, start, light, out):
             "knapsack_select",
             d,
             "knapsack",
-            start + knapsack_evaluations(k) * uci * eval_cpu,
+            start + knapsack_uci_evaluations(k) * uci * eval_cpu,
             needs=(f"knapsack_pool:{d}",),
             group="knapsack_grid",
             wildcards={"kn_pool": d},

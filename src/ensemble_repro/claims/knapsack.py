@@ -136,7 +136,7 @@ def stopping_saves(runs: pd.DataFrame, variant: str) -> tuple[str, str, list[Int
 
 def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval | None]:
     """Best q of the stochastic search minus SA's, unsaturated cells only."""
-    keys = ["budget_multiple", "seed"]
+    keys = ["pool", "budget_multiple", "seed"]
     s = runs[runs["variant"] == variant]
     ss = s[s["strategy"] == SS].set_index(keys)
     sa = s[s["strategy"] == SA].set_index(keys)
@@ -157,6 +157,62 @@ def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval
     )
 
 
+def _search_rows(
+    pool: str, r: pd.DataFrame, main: str | None, others: list[str], settings: dict
+) -> list[dict]:
+    """``stopping_saves`` and ``ss_competitive`` on one pool's runs (or all pools'): the main
+    verdict on the main setting; other stopping rules and the ``settings`` runs (cost kind)
+    are the sensitivity settings."""
+    rows = []
+    verdict, ours, ivs = stopping_saves(r, main) if main is not None else ("", "", [])
+    if verdict:
+        flips = {v: stopping_saves(r, v)[0] or "not testable" for v in others}
+        flips |= {k: stopping_saves(g, main)[0] or "not testable" for k, g in settings.items()}
+        rows.append(
+            claim_row(
+                "knapsack.stopping_saves",
+                pool,
+                ours=f"{main}: {ours}",
+                verdict=verdict,
+                interval="; ".join(iv.text() for iv in ivs),
+                n_repeats=sum(iv.n for iv in ivs),
+                robust_to=robust_to(verdict, flips),
+            )
+        )
+    else:
+        rows.append(
+            untestable(
+                "knapsack.stopping_saves",
+                pool,
+                "no stopped runs in unsaturated cells (no stop_rules, or every cell's "
+                f"optimum q >= {SATURATED})",
+            )
+        )
+    verdict, ours, iv = ss_competitive(r, NO_RULE)
+    if not verdict:
+        rows.append(
+            untestable(
+                "knapsack.ss_competitive",
+                pool,
+                ours + ": the budget does not bind, every search ties",
+            )
+        )
+    else:
+        flips = {k: ss_competitive(g, NO_RULE)[0] or "not testable" for k, g in settings.items()}
+        rows.append(
+            claim_row(
+                "knapsack.ss_competitive",
+                pool,
+                ours=ours,
+                verdict=verdict,
+                interval=iv,
+                n_repeats=iv.n,
+                robust_to=robust_to(verdict, flips),
+            )
+        )
+    return rows
+
+
 def evaluate(
     worked: pd.DataFrame | None,
     rates: pd.DataFrame | None,
@@ -174,7 +230,9 @@ def evaluate(
     worked, rates : DataFrame or None
         ``worked_example.csv`` and ``adversarial.csv`` (None or empty: rows left out).
     runs : mapping of str to DataFrame
-        Pool name -> its ``runs/<pool>.csv`` (every strategy x budget x seed x variant).
+        Pool name -> its ``runs/<pool>.csv`` (every strategy x budget x seed x variant; rows
+        with a non-empty ``setting``, e.g. ``cost=flops``, are sensitivity runs). With more
+        than one pool, an ``all pools`` row pools their runs.
     mc_sampler : str
         Monte Carlo reading of the main verdict (``knapsack.mc_sampler``); the adversarial
         table's other readings (and SA move sets after the first) are sensitivity settings.
@@ -198,56 +256,12 @@ def evaluate(
     if rates is not None and len(rates):
         rows += _mc_vs_sa_rows(rates, mc_sampler, evaluations)
     main, others = (stop_variants[0], list(stop_variants[1:])) if stop_variants else (None, [])
-    for pool, r in runs.items():
-        verdict, ours, ivs = stopping_saves(r, main) if main is not None else ("", "", [])
-        if verdict:
-            flips = {v: stopping_saves(r, v)[0] or "not testable" for v in others}
-            rows.append(
-                claim_row(
-                    "knapsack.stopping_saves",
-                    pool,
-                    ours=f"{main}: {ours}",
-                    verdict=verdict,
-                    interval="; ".join(iv.text() for iv in ivs),
-                    n_repeats=ivs[0].n,
-                    robust_to=robust_to(verdict, flips),
-                )
-            )
-        else:
-            rows.append(
-                untestable(
-                    "knapsack.stopping_saves",
-                    pool,
-                    "no stopped runs in unsaturated cells (no stop_rules, or every cell's "
-                    f"optimum q >= {SATURATED})",
-                )
-            )
-        verdict, ours, iv = ss_competitive(r, NO_RULE)
-        if not verdict:
-            rows.append(
-                untestable(
-                    "knapsack.ss_competitive",
-                    pool,
-                    ours + ": the budget does not bind, every search ties",
-                )
-            )
-        else:
-            flips = {
-                v: ss_competitive(r, v)[0] or "not testable"
-                for v in stop_variants
-                if (r["variant"] == v).any()
-            }
-            rows.append(
-                claim_row(
-                    "knapsack.ss_competitive",
-                    pool,
-                    ours=ours,
-                    verdict=verdict,
-                    interval=iv,
-                    n_repeats=iv.n,
-                    robust_to=robust_to(verdict, flips),
-                )
-            )
+    pooled = {"all pools": pd.concat(runs.values(), ignore_index=True)} if len(runs) > 1 else {}
+    for pool, r in {**runs, **pooled}.items():
+        r = r.assign(setting=r["setting"].fillna("")) if "setting" in r else r.assign(setting="")
+        settings = {k: g for k, g in r.groupby("setting", sort=True) if k}
+        r = r[r["setting"] == ""]
+        rows += _search_rows(pool, r, main, others, settings)
         if pool in uci_pools:
             searched = r[(r["variant"] == NO_RULE) & r["strategy"].isin([SA, SS])]
             diff = (searched["accuracy"] - searched["empirical_accuracy"]).dropna()

@@ -35,6 +35,7 @@ def settings(cfg: dict) -> dict:
     """The [I] switches and parameters that shape every knapsack result (named in paper_vs_ours)."""
     keys = (
         "cost",
+        "cost_sensitivity",
         "budget_multiples",
         "majority",
         "beta_fit",
@@ -479,7 +480,12 @@ def select_pool(
     pool_name: str, cfg: dict, seed: int, pool_path=None, votes_path=None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every budget of one pool: ``synthetic_n<size>``, or a UCI data set's pool read from
-    ``pool_path`` (classifier table) and ``votes_path`` (test votes)."""
+    ``pool_path`` (classifier table) and ``votes_path`` (test votes).
+
+    A UCI pool is also run with each cost kind of ``cost_sensitivity`` (without a rule and
+    with the primary rule only); those rows have ``setting = cost=<kind>``, the main runs an
+    empty ``setting``. The traces are those of the main runs.
+    """
     from ..logs import Progress
 
     seeds = range(seed, seed + cfg["n_seeds"])
@@ -490,18 +496,24 @@ def select_pool(
         p, t = synthetic_pool(
             size, syn["beta_a"], syn["beta_b"], cost=syn["costs"], random_state=seed + size
         )
-        correct = None
+        plans, correct = [("", t, cfg)], None
     else:
         pool = pd.read_csv(pool_path)
         correct = pd.read_parquet(votes_path)[list(pool["member"])]
-        p, t = pool["p"].to_numpy(), pool_costs(pool, cfg["cost"])
-    progress = Progress(len(budgets), f"knapsack selection {pool_name}")
+        p = pool["p"].to_numpy()
+        primary = {**cfg, "stop_rules": cfg["stop_rules"][:1]}
+        plans = [("", pool_costs(pool, cfg["cost"]), cfg)] + [
+            (f"cost={kind}", pool_costs(pool, kind), primary) for kind in cfg["cost_sensitivity"]
+        ]
+    progress = Progress(len(budgets) * len(plans), f"knapsack selection {pool_name}")
     runs, traces = [], []
-    for b in budgets:
-        r, tr = selection_cell(p, t, b, cfg, seeds, correct)
-        runs.append(r)
-        traces.append(tr)
-        progress.step(f"T={b:g}")
+    for setting, t, plan_cfg in plans:
+        for b in budgets:
+            r, tr = selection_cell(p, t, b, plan_cfg, seeds, correct)
+            runs.append(r.assign(setting=setting))
+            if not setting:
+                traces.append(tr)
+            progress.step(f"{setting or 'main'} T={b:g}")
     runs, traces = pd.concat(runs, ignore_index=True), pd.concat(traces, ignore_index=True)
     runs.insert(0, "pool", pool_name)
     traces.insert(0, "pool", pool_name)
@@ -530,12 +542,13 @@ def cost_model_check(pool_paths) -> pd.DataFrame:
 
 
 def read_runs(paths) -> pd.DataFrame:
-    """The selection runs of every pool (``knapsack_select`` outputs) as one table."""
+    """The main-setting selection runs of every pool (``knapsack_select`` outputs) as one
+    table (the ``cost_sensitivity`` rows are read by the claims only)."""
     runs = pd.concat(
         [pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in paths], ignore_index=True
     )
-    runs["variant"] = runs["variant"].fillna("")
-    return runs
+    runs[["variant", "setting"]] = runs[["variant", "setting"]].fillna("")
+    return runs[runs["setting"] == ""].reset_index(drop=True)
 
 
 def summary_tables(runs: pd.DataFrame, pool_paths) -> dict[str, pd.DataFrame]:

@@ -82,6 +82,7 @@ _KN_SELECT = (
     + (
         "knapsack.n_seeds",
         "knapsack.cost",
+        "knapsack.cost_sensitivity",
         "knapsack.budget_multiples",
         "knapsack.synthetic.beta_a",
         "knapsack.synthetic.beta_b",
@@ -106,7 +107,10 @@ def _synthetic(pool: str) -> bool:
 #: selection reads the cost kind, a synthetic pool its generator; only Nomao's split ranks
 #: features.
 _ONLY_WHEN = {
-    "knapsack.cost": ("kn_pool", lambda p: not _synthetic(p)),
+    **{
+        k: ("kn_pool", lambda p: not _synthetic(p))
+        for k in ("knapsack.cost", "knapsack.cost_sensitivity")
+    },
     **{f"knapsack.synthetic.{k}": ("kn_pool", _synthetic) for k in ("beta_a", "beta_b", "costs")},
     **{
         k: ("qwyc_data", lambda d: d == "nomao")
