@@ -13,6 +13,7 @@ import yaml
 from ensemble_repro.experiments import knapsack as kx
 from ensemble_repro.experiments import knapsack_plots as kp
 from ensemble_repro.knapsack import exhaustive
+from ensemble_repro.knapsack.pools import synthetic_pool
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 
@@ -152,3 +153,18 @@ def test_fig1_and_numbers_page_carry_no_verdict_words(tmp_path):
     )
     words = r"\b(holds|yes|no|True|False|reproduced|not observed)\b"
     assert not re.search(words, text.replace("paper vs ours", "")), re.search(words, text)
+
+
+def test_quick_config_synthetic_cells_bind():
+    """Issue 17: every quick comparison cell binds (optimum q < 0.999, fewer members than the
+    pool); the synthetic pools are checked here (the UCI pools need the data)."""
+    quick = yaml.safe_load((CONFIG / "quick.yaml").read_text())
+    cfg, seed = quick["knapsack"], quick["seed"]
+    syn = cfg["synthetic"]
+    for n in syn["sizes"]:
+        p, t = synthetic_pool(
+            n, syn["beta_a"], syn["beta_b"], cost=syn["costs"], random_state=seed + n
+        )
+        for m in cfg["budget_multiples"]:
+            ex = exhaustive(p, t, kx.cell_budget(t, m))
+            assert ex.accuracy < kx.SATURATED and len(ex.members) < n, (n, m, ex.accuracy)
