@@ -87,7 +87,12 @@ def test_budget_is_a_multiple_of_the_median_cost_and_saturated_cells_are_flagged
 
 def test_stop_rules_order_thresholds_and_stopping_times():
     cfg = {**_cfg(), "stop_rules": ["tail@0.05", "tail@0.01", "tail@0.1"], "MAXSTEP": 400}
-    assert kx.rule_variants(cfg) == ["stop=none", "stop=tail@0.05", "stop=tail@0.01", "stop=tail@0.1"]
+    assert kx.rule_variants(cfg) == [
+        "stop=none",
+        "stop=tail@0.05",
+        "stop=tail@0.01",
+        "stop=tail@0.1",
+    ]
     rng = np.random.default_rng(4)
     p, t = rng.beta(8, 4, 30), np.ones(30)
     runs, _ = kx.selection_cell(p, t, 5, cfg, seeds=[0, 1])
@@ -125,7 +130,9 @@ def test_savings_count_only_runs_within_the_loss_tolerance():
 def test_lemma_iv1_limits_and_fig1_table():
     table = kx.lemma_iv1_table()
     assert sorted(table["ell"].unique())[:3] == [1, 3, 5]
-    assert {(a, b) for a, b in zip(table["beta_a"], table["beta_b"], strict=True)} == set(kx.FIG1_BETAS)
+    assert {(a, b) for a, b in zip(table["beta_a"], table["beta_b"], strict=True)} == set(
+        kx.FIG1_BETAS
+    )
     means = set()
     for (a, b), grp in table.groupby(["beta_a", "beta_b"]):
         last = grp.iloc[-1]

@@ -90,9 +90,7 @@ def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str, evaluations: int) -> 
             for s in samplers
             if s != main
         }
-        flips |= {
-            f"sa_moves={m}": mc_vs_sa(rates, n, main, m, evaluations)[0] for m in moves[1:]
-        }
+        flips |= {f"sa_moves={m}": mc_vs_sa(rates, n, main, m, evaluations)[0] for m in moves[1:]}
         rows.append(
             claim_row(
                 "knapsack.mc_vs_sa",
