@@ -127,6 +127,7 @@ def q_limits(a: float, b: float) -> tuple[float, float]:
     Returns
     -------
     mean_limit, var_limit : float
+        Limits of E[q_ℓ] and Var[q_ℓ].
 
     Examples
     --------
@@ -242,6 +243,7 @@ def poisson_size(rate_T: float, *, level: float = 0.05, approx: str = "exact") -
     Returns
     -------
     int
+        The estimated ensemble size ℓ_T (not made odd).
 
     Examples
     --------

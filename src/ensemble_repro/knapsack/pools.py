@@ -355,6 +355,7 @@ def synthetic_pool(
     Returns
     -------
     p, t : ndarray of shape (n,)
+        Member accuracies and costs.
 
     Examples
     --------

@@ -16,7 +16,7 @@ from .beta import StoppingRule
 from .energy import TOL as _TOL
 from .energy import check_pool, efficiency, majority_vote_accuracy, max_affordable
 
-#: Default escape parameter MAXSTEP (energy evaluations) [I, spec §4.6].
+#: Default escape parameter MAXSTEP (search steps: constructions or evaluations) [I, spec §4.6].
 MAXSTEP = 10_000
 
 
@@ -272,8 +272,9 @@ def greedy_forward(
     ``key='accuracy'``: the extension maximising q is chosen (the paper's rule); ``'usefulness'``:
     the next items by p/t (eq. 4) that fit. ``step=1`` (default) adds one member at a time, as
     the paper's greedy does (with ``even='drop_min'`` an even-sized extension is kept when it
-    does not lower q, so the next odd size can be reached [I]); ``step=2`` extends by pairs so
-    only odd sizes are compared (Lemma I.1) [I].
+    does not lower q, so the next odd size can be reached; ties go to the highest
+    strict-majority q [I]); ``step=2`` extends by pairs so only odd sizes are compared
+    (Lemma I.1) [I].
 
     Parameters
     ----------
@@ -335,10 +336,15 @@ def greedy_forward(
             cands = np.repeat(mask[None], len(adds), axis=0)
             cands[np.arange(len(adds))[:, None], adds] = True
         q = search.evaluate(cands)
-        best = int(np.argmax(q))
         # an even set scored without its weakest member cannot beat its odd subset
-        # (Lemma I.1): one at a time, it is kept when it does not lose accuracy [I]
+        # (Lemma I.1): one at a time, it is kept when it does not lose accuracy, ties
+        # broken by its strict-majority q (not by member order) [I]
         through_even = even == "drop_min" and (mask.sum() + step) % 2 == 0
+        if through_even and q.size > 1:
+            strict = majority_vote_accuracy(np.broadcast_to(p, cands.shape), cands)
+            best = int(np.lexsort((-strict, -np.round(q, 12)))[0])
+        else:
+            best = int(np.argmax(q))
         if q[best] <= current + (-_TOL if through_even else _TOL):
             break
         mask, current = cands[best], float(q[best])
@@ -632,11 +638,12 @@ def simulated_annealing(
         return SA_MOVES[moves](rng, m, movable, t, cap)
 
     mask = np.zeros(p.size, bool)
-    if init == "greedy_forward":  # its evaluations count towards SA's
+    current = 0.0  # the empty set
+    if init == "greedy_forward":
         start = greedy_forward(p, t, budget, key="usefulness", even=even)
         mask[start.members] = True
-        search.evaluations = start.evaluations - 1
-    current = energy(mask) if mask.any() else 0.0
+        current = energy(mask)  # the start is recorded even if greedy used up MAXSTEP
+        search.evaluations += start.evaluations - 1  # greedy's evaluations count towards SA's
     walk, q_walk, deltas = mask, current, []
     for _ in range(probe_moves):
         if search.done:
