@@ -191,10 +191,9 @@ def knapsack_units(results, quick, repeats):
     cfg = {
         **quick,
         "n_seeds": 2,
-        "budgets": [0.1, 0.3],
+        "budget_multiples": [3, 5],
         "MAXSTEP": 300,
-        "stop_levels": [0.05],
-        "synthetic": {**quick["synthetic"], "budgets": [0.1, 0.3]},
+        "stop_rules": ["left_tail@0.05"],
         "adversarial": {**quick["adversarial"], "n_seeds": 5, "sizes": [10]},
     }
     with warnings.catch_warnings():
@@ -204,7 +203,7 @@ def knapsack_units(results, quick, repeats):
             secs, _ = cpu(build_pool, X, y, seed=0)
             rows.append(("knapsack_pool", name, 0, secs / len(y)))
         secs, _ = cpu(kx.select_pool, "synthetic_n50", cfg, 0, None)
-        rows.append(("knapsack_eval", "", 0, secs / est.knapsack_evaluations(cfg, 2) / 50))
+        rows.append(("knapsack_eval", "", 0, secs / est.knapsack_evaluations(cfg) / 50))
         rows.append(("pool_size", "uci", 0, float(len(classifier_pool(0)))))
         secs, _ = cpu(kx.adversarial, cfg, 0)
         rows.append(("knapsack_mc_draw", "", 0, secs / est.knapsack_draws(cfg)))

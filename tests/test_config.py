@@ -45,7 +45,7 @@ def _set(cfg, dotted, value):
         ("data.sources", ["mirror", "ftp"], ["data.sources.1 = 'ftp'"]),
         ("data.base_url", "127.0.0.1:8000", ["data.base_url", "http(s)://"]),
         ("qwyc.alpha_grid", [0.0, 1.0], ["qwyc.alpha_grid.1 = 1.0", "[0, 1)"]),
-        ("knapsack.budgets", [0.0], ["knapsack.budgets.0 = 0.0", "(0, 1]"]),
+        ("knapsack.budget_multiples", [0.0], ["knapsack.budget_multiples.0 = 0.0", "positive"]),
         ("jab.timing_m_ratio", 0.5, ["jab.timing_m_ratio = 0.5", "main.m_ratios"]),
     ],
 )
@@ -127,10 +127,10 @@ def _error(cfg, **kwargs):
                 "Remove the repeated entry",
             ],
         ),
-        ("knapsack.budgets", [0.1, 0.1], ["knapsack.budgets", "0.1 appears twice"]),
+        ("knapsack.budget_multiples", [3, 3], ["knapsack.budget_multiples", "3 appears twice"]),
         ("qwyc.alpha_grid", [0.0, 0.01, 0.01], ["qwyc.alpha_grid", "0.01 appears twice"]),
         ("qwyc.smaller_ensembles", [10, 20, 10], ["qwyc.smaller_ensembles", "10 appears twice"]),
-        ("knapsack.synthetic.budgets", [0.05, 0.05], ["knapsack.synthetic.budgets"]),
+        ("knapsack.stop_rules", ["tail@0.05", "tail@0.05"], ["knapsack.stop_rules"]),
         ("knapsack.adversarial.checkpoints", [10, 10], ["knapsack.adversarial.checkpoints"]),
         (
             "qwyc.smaller_ensembles",

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ensemble_repro.experiments import knapsack as kx
 from ensemble_repro.knapsack import (
     STRATEGIES,
     efficiency,
@@ -228,41 +227,6 @@ def test_monte_carlo_samplers_feasible_and_use_the_whole_budget(sampler):
         assert res.accuracy == pytest.approx(majority_vote_accuracy(p[res.members]))
 
 
-def test_adversarial_success_rates_match_exact_monte_carlo_rates():
-    cfg = {
-        **_smoke_cfg(),
-        "adversarial": {
-            "sizes": [6],
-            "beta": 0.2,
-            "eps": 0.01,
-            "n_seeds": 300,
-            "checkpoints": [5, 20],
-            "mc_samplers": ["uniform_subset", "uniform_size", "bernoulli"],
-        },
-    }
-    runs, rates = kx.adversarial(cfg, seed=0)
-    assert set(runs["evaluations"]) <= {20}  # equal budget for every search
-    mc = rates[rates["strategy"] == "monte_carlo"]
-    assert len(mc) == 6
-    for r in mc.itertuples():  # binomial 4-sigma band
-        band = 4 * np.sqrt(r.exact_rate * (1 - r.exact_rate) / r.runs) + 1 / r.runs
-        assert abs(r.success_rate - r.exact_rate) <= band, r
-    at20 = rates[rates["within_evaluations"] == 20].set_index(["strategy", "sampler"])[
-        "success_rate"
-    ]
-    assert at20[("simulated_annealing", "")] > 0.8 > 0.5 > at20[("monte_carlo", "uniform_subset")]
-    assert kx.adversarial_hit_probability(6, "uniform_subset") == 2.0**-6
-
-
-def _smoke_cfg():
-    from pathlib import Path
-
-    import yaml
-
-    path = Path(__file__).resolve().parents[1] / "config" / "smoke.yaml"
-    return yaml.safe_load(path.read_text())["knapsack"]
-
-
 def test_left_tail_rule_is_lower_quantile():
     rng = np.random.default_rng(1)
     p, t = rng.beta(8, 4, 40), np.ones(40)
@@ -272,31 +236,6 @@ def test_left_tail_rule_is_lower_quantile():
     assert left.threshold < stopping_rule(p, t, 7.0, rule="expected").threshold
     normal = stopping_rule(p, t, 7.0, rule="left_tail", STOP=0.05, tail_law="normal")
     assert normal.threshold == pytest.approx(left.mean - stats.norm.isf(0.05) * np.sqrt(left.var))
-
-
-def test_stop_levels_order_thresholds_and_stopping_times():
-    cfg = {**_smoke_cfg(), "stop_levels": [0.05, 0.01, 0.1], "MAXSTEP": 400}
-    assert kx.rule_variants(cfg) == [
-        "stop=none",
-        "stop=tail@0.05",
-        "stop=tail@0.01",
-        "stop=tail@0.1",
-    ]
-    pool = kx.synthetic_pool(30, 8.0, 4.0, seed=4)
-    runs, _ = kx.selection_cell(pool["p"], pool["cost"], 0.2, cfg, seeds=[0, 1])
-    runs.insert(0, "pool", "syn")
-    thr = runs.groupby("variant")["rule_threshold"].first()
-    assert thr["stop=tail@0.01"] > thr["stop=tail@0.05"] > thr["stop=tail@0.1"]
-    s = runs[runs["strategy"].isin(kx.SEARCHES)].set_index(["strategy", "seed", "variant"])
-    ev = s["evaluations"].unstack("variant")  # the same run, truncated earlier
-    assert (ev["stop=tail@0.01"] >= ev["stop=tail@0.05"]).all()
-    assert (ev["stop=tail@0.05"] >= ev["stop=tail@0.1"]).all()
-    assert (ev["stop=none"] >= ev["stop=tail@0.01"]).all()
-    levels = kx.stopping_levels(kx.stopping_savings(runs), kx.summarize(runs))
-    assert len(levels) == 3 * len(kx.SEARCHES)
-    assert (levels["accuracy_loss_mean"] >= -1e-12).all()
-    check = kx.rule_diagnostics(runs)
-    assert check["ell_T"].iloc[0] == 5 and check["optimum"].iloc[0] >= check["greedy_start"].iloc[0]
 
 
 def test_rule_reached_when_q_rounds_below_a_threshold_of_one():

@@ -47,6 +47,8 @@ CHANGES = {
     "jab.main.m_ratios": [0.4, 0.6, 0.8],  # must keep jab.timing_m_ratio
     "jab.timing_m_ratio": 0.4,  # must be one of jab.main.m_ratios
     "knapsack.sa.moves_per_temp": 5,
+    "knapsack.stop_rules": ["left_tail@0.05", "expected"],  # items are <rule>@<STOP> strings
+    "knapsack.adversarial.checkpoints": [10, 30, 100],  # each <= adversarial.evaluations
     "qwyc.smaller_ensembles": [10, 20, 30],  # every entry <= qwyc.gbt.n_estimators (40)
 }
 PARAMS = "params have changed since last execution"

@@ -26,9 +26,9 @@ Model (every job is one rule job of the Snakemake DAG, the same jobs ``snakemake
   since the real growth is slower than T^2); sensitivity = the sweeps it reruns;
   timing = runs x rows x T.
 - **Knapsack**: pool build = rows x seconds per row; selection = energy evaluations
-  (budgets x searches x stopping variants x seeds x MAXSTEP, an upper bound: stopped runs end
-  earlier) x pool size (an evaluation scores a subset of the pool); examples = Monte Carlo
-  draws of the adversarial pool.
+  (budget multiples x searches x (1 + stopping rules) x seeds x MAXSTEP, an upper bound:
+  stopped runs end earlier) x pool size (an evaluation scores a subset of the pool);
+  examples = Monte Carlo draws of the adversarial pool.
 - **Wall time on c cores**: list scheduling of the DAG (a job starts when its inputs are done
   and min(threads, c) cores are free; among ready jobs the longest first), a job's duration
   its CPU time / min(threads, c) (the J+aB workers scale; nothing else is threaded).
@@ -230,21 +230,26 @@ def qwyc_sweep_work(method: str, q: dict, rows: float) -> float:
     return grid * reps * rows * T**power
 
 
-def knapsack_evaluations(k: dict, n_budgets: int) -> int:
-    """Energy evaluations of one selection job (an upper bound: stopped runs end earlier)."""
-    variants = (
-        1
-        if k["stop_rule"] == "none"
-        else (2 if k["stop_rule"] == "expected" else 1 + len(k["stop_levels"]))
-    )
-    return n_budgets * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
+def knapsack_evaluations(k: dict) -> int:
+    """Energy evaluations of one selection job: budgets x searches x (1 + stopping rules) x
+    seeds x MAXSTEP (an upper bound: stopped runs end earlier)."""
+    variants = 1 + len(k["stop_rules"])
+    return len(k["budget_multiples"]) * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
+
+
+def knapsack_uci_evaluations(k: dict) -> int:
+    """A UCI pool's selection job: the main grid plus, per ``cost_sensitivity`` kind, the grid
+    without a rule and with the primary rule only."""
+    primary = {**k, "stop_rules": k["stop_rules"][:1]}
+    return knapsack_evaluations(k) + len(k["cost_sensitivity"]) * knapsack_evaluations(primary)
 
 
 def knapsack_draws(k: dict) -> int:
-    """Search runs x evaluations of the adversarial example (SA, stochastic, each MC sampler)."""
+    """Search runs x evaluations of the adversarial example (SA per move set, stochastic, each
+    MC sampler)."""
     adv = k["adversarial"]
-    runs = len(adv["sizes"]) * (2 + len(adv["mc_samplers"])) * adv["n_seeds"]
-    return runs * max(adv["checkpoints"])
+    searches = len(adv["sa_moves"]) + 1 + len(adv["mc_samplers"])
+    return len(adv["sizes"]) * searches * adv["n_seeds"] * adv["evaluations"]
 
 
 # ---------------------------------------------------------------- the jobs of a run
@@ -320,7 +325,10 @@ def _report_tables(config: dict, available: list[str]) -> list[str]:
                 tables += [f"qwyc/{d}/sensitivity_{s}" for s in q["sensitivity"]]
     if config["experiments"]["knapsack"]:
         tables += [f"knapsack/{stem}" for stem, _ in KNAPSACK_TABLES.values()]
-        tables += [f"knapsack/{t}" for t in ("worked_example", "adversarial", "adversarial_runs")]
+        tables += [
+            f"knapsack/{t}"
+            for t in ("worked_example", "adversarial", "adversarial_runs", "lemma_iv1")
+        ]
     return tables
 
 
@@ -497,7 +505,7 @@ def _knapsack_jobs(k, available, units, start, light, out):
             "knapsack_select",
             d,
             "knapsack",
-            start + knapsack_evaluations(k, len(k["budgets"])) * uci * eval_cpu,
+            start + knapsack_uci_evaluations(k) * uci * eval_cpu,
             needs=(f"knapsack_pool:{d}",),
             group="knapsack_grid",
             wildcards={"kn_pool": d},
@@ -509,7 +517,7 @@ def _knapsack_jobs(k, available, units, start, light, out):
             "knapsack_select",
             f"synthetic_n{n}",
             "knapsack",
-            start + knapsack_evaluations(k, len(k["synthetic"]["budgets"])) * n * eval_cpu,
+            start + knapsack_evaluations(k) * n * eval_cpu,
             group="knapsack_grid",
             wildcards={"kn_pool": f"synthetic_n{n}"},
         )

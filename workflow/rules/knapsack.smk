@@ -2,9 +2,9 @@
 # Library: ensemble_repro.knapsack; experiment cells: ensemble_repro.experiments.knapsack.
 # Jobs: 1 examples job, 1 pool job per UCI set, 1 selection job per pool (all budgets and
 # seeds inside), 1 summary job. Resources measured on the smoke/quick configs (2-core box
-# shared, load 5-10): pool builds take 25-60 s and < 1 GB; a quick selection job (MAXSTEP=2000,
-# 4 budgets, 5 seeds, 3 STOP levels) 30-140 s, SA being most of it, so a paper-scale one
-# (MAXSTEP=10000, 20 seeds) ~20-40 min, in < 1 GB; the summary takes seconds.
+# shared, load 5-10): pool builds take 25-60 s and < 1 GB; a selection job runs budgets x
+# seeds x (1 + stopping rules) x 3 searches of at most MAXSTEP evaluations (the estimator's
+# knapsack_evaluations), SA being most of it, in < 1 GB; the summary takes seconds.
 
 KNAPSACK_DATASETS = available(config["knapsack"]["datasets"]) if experiment_on("knapsack") else []
 KNAPSACK_POOLS = (
@@ -36,13 +36,21 @@ wildcard_constraints:
 
 
 rule knapsack_examples:
-    """Worked example (section II) and the adversarial pool, MC vs SA (section III)."""
+    """Worked example (section II), the adversarial pool, MC vs SA (section III), Fig. 1."""
     output:
         worked=f"{KN}/worked_example.csv",
         worked_md=f"{KN}/worked_example.md",
         rates=f"{KN}/adversarial.csv",
         rates_md=f"{KN}/adversarial.md",
         runs=f"{KN}/adversarial_runs.csv",
+        lemma=f"{KN}/lemma_iv1.csv",
+        fig1_pdf=f"{KN}/figures/fig1_lemma_iv1.pdf",
+        fig1_png=report(
+            f"{KN}/figures/fig1_lemma_iv1.png",
+            caption="../report/knapsack_fig1.rst",
+            category=KN_CAT,
+            labels={"figure": "Fig. 1 (Lemma IV.1)"},
+        ),
     log:
         "results/logs/knapsack/examples.log",
     benchmark:

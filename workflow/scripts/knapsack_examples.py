@@ -1,22 +1,26 @@
-"""Worked example (section II) and adversarial pool (section III) of the knapsack paper."""
+"""Worked example (section II), adversarial pool (section III) and Fig. 1 / Lemma IV.1."""
 
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
 from ensemble_repro.experiments import knapsack as kx  # noqa: E402
+from ensemble_repro.experiments.knapsack_plots import lemma_figure  # noqa: E402
 from ensemble_repro.io import write_csv, write_markdown  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
 
 params, out = snakemake.params.cfg, snakemake.output
 worked = kx.worked_example()
 runs, rates = kx.adversarial(params["knapsack"], params["seed"])
+lemma = kx.lemma_iv1_table()
 for table, csv, md, title in (
     (worked, out.worked, out.worked_md, "Worked example (section II)"),
     (rates, out.rates, out.rates_md, "Adversarial pool: success rates"),
     (runs, out.runs, None, None),
+    (lemma, out.lemma, None, None),
 ):
     write_csv(table, csv)
     if md:
         write_markdown(table, md, title=title)
     write_provenance(csv, config=params, seed=params["seed"])
+lemma_figure(lemma, out.fig1_pdf, out.fig1_png)

@@ -124,6 +124,7 @@ def write_knapsack_claims(
         _read(rates),
         {Path(p).stem: _read(p) for p in runs},
         mc_sampler=knapsack_cfg["mc_sampler"],
+        evaluations=knapsack_cfg["adversarial"]["evaluations"],
         stop_variants=rule_variants(knapsack_cfg)[1:],
         uci_pools=knapsack_cfg["datasets"],
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
+from ..experiments.knapsack import LOSS_TOL, SATURATED, paired_savings
 from .rules import (
     NOT_REPRODUCED,
     PARTLY,
@@ -23,13 +23,10 @@ from .table import claim_row, untestable
 
 #: Printed precision of the worked example (4 decimals).
 WORKED_TOL = 5e-5
-#: Accuracy loss the stopping rule may cost, and the savings called "large" / "none".
-LOSS_TOL = 0.005
+#: Share of evaluations saved (counted only in runs losing <= LOSS_TOL) called "large" / "none".
 LARGE_SAVING, SMALL_SAVING = 0.5, 0.2
 #: Stochastic search within this much of SA's best q counts as competitive.
 COMPETITIVE_TOL = 0.005
-#: Cells whose optimum reaches this q are saturated (every search ties) and left out.
-SATURATED = 0.999
 #: Independence model vs held-out majority vote.
 INDEPENDENCE_TOL = 0.02
 NO_RULE = "stop=none"
@@ -52,11 +49,18 @@ def _worked(worked: pd.DataFrame) -> dict:
     )
 
 
-def mc_vs_sa(rates: pd.DataFrame, n: int, sampler: str) -> tuple[str, str, Interval, Interval]:
-    """SA vs Monte Carlo (reading ``sampler``) at pool size n and the largest budget N."""
-    largest = rates["within_evaluations"].max()
-    at = rates[(rates["n"] == n) & (rates["within_evaluations"] == largest)]
-    sa = at[at["strategy"] == SA].iloc[0]
+def mc_vs_sa(
+    rates: pd.DataFrame, n: int, sampler: str, moves: str, evaluations: int
+) -> tuple[str, str, Interval, Interval]:
+    """SA (move set ``moves``) vs Monte Carlo (reading ``sampler``) at pool size n after N =
+    ``evaluations`` energy evaluations (``knapsack.adversarial.evaluations``, fixed in config)."""
+    at = rates[(rates["n"] == n) & (rates["within_evaluations"] == evaluations)]
+    if not len(at):
+        raise ValueError(
+            f"adversarial.csv has no success rates at N = {evaluations} evaluations "
+            f"(knapsack.adversarial.evaluations) for n = {n}: rerun knapsack_examples"
+        )
+    sa = at[(at["strategy"] == SA) & (at["moves"] == moves)].iloc[0]
     mc = at[(at["strategy"] == "monte_carlo") & (at["sampler"] == sampler)].iloc[0]
     sa_iv = wilson(round(sa.success_rate * sa.runs), int(sa.runs))
     mc_iv = wilson(round(mc.success_rate * mc.runs), int(mc.runs))
@@ -67,19 +71,26 @@ def mc_vs_sa(rates: pd.DataFrame, n: int, sampler: str) -> tuple[str, str, Inter
     else:
         verdict = PARTLY
     ours = (
-        f"N = {int(sa.within_evaluations)} evaluations: SA {sa.success_rate:.0%}, MC "
+        f"N = {evaluations} evaluations: SA [{moves}] {sa.success_rate:.0%}, MC "
         f"[{sampler}] {mc.success_rate:.0%}"
     )
     return verdict, ours, sa_iv, mc_iv
 
 
-def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str) -> list[dict]:
+def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str, evaluations: int) -> list[dict]:
     rows = []
-    samplers = sorted(set(rates.loc[rates["strategy"] == "monte_carlo", "sampler"].dropna()))
+    rates = rates.assign(sampler=rates["sampler"].fillna(""), moves=rates["moves"].fillna(""))
+    samplers = sorted(set(rates.loc[rates["strategy"] == "monte_carlo", "sampler"]))
+    moves = list(dict.fromkeys(rates.loc[rates["strategy"] == SA, "moves"]))
     main = main_sampler if main_sampler in samplers else samplers[0]
     for n in sorted(rates["n"].unique()):
-        verdict, ours, sa_iv, mc_iv = mc_vs_sa(rates, n, main)
-        flips = {f"mc_sampler={s}": mc_vs_sa(rates, n, s)[0] for s in samplers if s != main}
+        verdict, ours, sa_iv, mc_iv = mc_vs_sa(rates, n, main, moves[0], evaluations)
+        flips = {
+            f"mc_sampler={s}": mc_vs_sa(rates, n, s, moves[0], evaluations)[0]
+            for s in samplers
+            if s != main
+        }
+        flips |= {f"sa_moves={m}": mc_vs_sa(rates, n, main, m, evaluations)[0] for m in moves[1:]}
         rows.append(
             claim_row(
                 "knapsack.mc_vs_sa",
@@ -94,44 +105,42 @@ def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str) -> list[dict]:
     return rows
 
 
-def _paired_runs(runs: pd.DataFrame, strategy: str, variant: str) -> pd.DataFrame:
-    """Per (budget, seed): accuracy and evaluations without the rule and with ``variant``."""
-    s = runs[runs["strategy"] == strategy]
-    keys = ["budget_fraction", "seed"]
-    free = s[s["variant"] == NO_RULE].set_index(keys)[["accuracy", "evaluations", "optimum"]]
-    rule = s[s["variant"] == variant].set_index(keys)[["accuracy", "evaluations"]]
-    return free.join(rule.add_suffix("_rule"), how="inner")
-
-
 def stopping_saves(runs: pd.DataFrame, variant: str) -> tuple[str, str, list[Interval]]:
-    """Per strategy run with ``variant``: saving and accuracy loss against no rule."""
+    """Per search run with ``variant`` in unsaturated cells: the share of evaluations saved
+    against the same search and seed without a rule, counted only when the run lost at most
+    LOSS_TOL accuracy (``saved_within_loss``); a t interval over budget x seed runs."""
+    pairs = paired_savings(runs)
+    pairs = pairs[(pairs["variant_rule"] == variant) & ~pairs["saturated_free"].astype(bool)]
     verdicts, parts, ivs = [], [], []
-    for strategy in sorted(runs.loc[runs["variant"] == variant, "strategy"].unique()):
-        p = _paired_runs(runs, strategy, variant)
-        if not len(p):
-            continue
-        saved = float(np.mean(1 - p["evaluations_rule"] / p["evaluations"]))
-        loss = t_interval(p["accuracy"] - p["accuracy_rule"])
-        if saved >= LARGE_SAVING and loss.high <= LOSS_TOL:
+    for strategy, p in pairs.groupby("strategy", sort=True):
+        iv = t_interval(p["saved_within_loss"])
+        if iv.low >= LARGE_SAVING:
             v = REPRODUCED
-        elif saved < SMALL_SAVING or loss.low > LOSS_TOL:
+        elif iv.high < SMALL_SAVING:
             v = NOT_REPRODUCED
         else:
             v = PARTLY
         verdicts.append(v)
-        ivs.append(loss)
-        parts.append(f"{strategy}: {saved:.0%} saved, loss {loss.estimate:.4f}")
+        ivs.append(iv)
+        loss = float(p["accuracy_loss"].mean())
+        parts.append(
+            f"{strategy}: {iv.estimate:.0%} saved at loss <= {LOSS_TOL} "
+            f"({float(p['saved_fraction'].mean()):.0%} saved, mean loss {loss:.4f})"
+        )
+    if not verdicts:
+        return "", "", []
     return combine(verdicts), "; ".join(parts) + f" ({tally(verdicts)} strategies)", ivs
 
 
 def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval | None]:
     """Best q of the stochastic search minus SA's, unsaturated cells only."""
-    keys = ["budget_fraction", "seed"]
+    keys = ["pool", "budget_multiple", "seed"]
     s = runs[runs["variant"] == variant]
     ss = s[s["strategy"] == SS].set_index(keys)
     sa = s[s["strategy"] == SA].set_index(keys)
-    both = ss[["accuracy", "optimum"]].join(sa[["accuracy"]].add_suffix("_sa"), how="inner")
-    live = both[both["optimum"] < SATURATED]
+    cols = ["accuracy", "optimum", "saturated"]
+    both = ss[cols].join(sa[["accuracy"]].add_suffix("_sa"), how="inner")
+    live = both[~both["saturated"].astype(bool)]
     if not len(live):
         return "", f"all {len(both)} runs in saturated cells (optimum q >= {SATURATED})", None
     iv = t_interval(live["accuracy"] - live["accuracy_sa"])
@@ -146,12 +155,69 @@ def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval
     )
 
 
+def _search_rows(
+    pool: str, r: pd.DataFrame, main: str | None, others: list[str], settings: dict
+) -> list[dict]:
+    """``stopping_saves`` and ``ss_competitive`` on one pool's runs (or all pools'): the main
+    verdict on the main setting; other stopping rules and the ``settings`` runs (cost kind)
+    are the sensitivity settings."""
+    rows = []
+    verdict, ours, ivs = stopping_saves(r, main) if main is not None else ("", "", [])
+    if verdict:
+        flips = {v: stopping_saves(r, v)[0] or "not testable" for v in others}
+        flips |= {k: stopping_saves(g, main)[0] or "not testable" for k, g in settings.items()}
+        rows.append(
+            claim_row(
+                "knapsack.stopping_saves",
+                pool,
+                ours=f"{main}: {ours}",
+                verdict=verdict,
+                interval="; ".join(iv.text() for iv in ivs),
+                n_repeats=sum(iv.n for iv in ivs),
+                robust_to=robust_to(verdict, flips),
+            )
+        )
+    else:
+        rows.append(
+            untestable(
+                "knapsack.stopping_saves",
+                pool,
+                "no stopped runs in unsaturated cells (no stop_rules, or every cell's "
+                f"optimum q >= {SATURATED})",
+            )
+        )
+    verdict, ours, iv = ss_competitive(r, NO_RULE)
+    if not verdict:
+        rows.append(
+            untestable(
+                "knapsack.ss_competitive",
+                pool,
+                ours + ": the budget does not bind, every search ties",
+            )
+        )
+    else:
+        flips = {k: ss_competitive(g, NO_RULE)[0] or "not testable" for k, g in settings.items()}
+        rows.append(
+            claim_row(
+                "knapsack.ss_competitive",
+                pool,
+                ours=ours,
+                verdict=verdict,
+                interval=iv,
+                n_repeats=iv.n,
+                robust_to=robust_to(verdict, flips),
+            )
+        )
+    return rows
+
+
 def evaluate(
     worked: pd.DataFrame | None,
     rates: pd.DataFrame | None,
     runs: Mapping[str, pd.DataFrame],
     *,
     mc_sampler: str,
+    evaluations: int,
     stop_variants: Sequence[str],
     uci_pools: Sequence[str],
 ) -> list[dict]:
@@ -162,10 +228,15 @@ def evaluate(
     worked, rates : DataFrame or None
         ``worked_example.csv`` and ``adversarial.csv`` (None or empty: rows left out).
     runs : mapping of str to DataFrame
-        Pool name -> its ``runs/<pool>.csv`` (every strategy x budget x seed x variant).
+        Pool name -> its ``runs/<pool>.csv`` (every strategy x budget x seed x variant; rows
+        with a non-empty ``setting``, e.g. ``cost=flops``, are sensitivity runs). With more
+        than one pool, an ``all pools`` row pools their runs.
     mc_sampler : str
         Monte Carlo reading of the main verdict (``knapsack.mc_sampler``); the adversarial
-        table's other readings are sensitivity settings.
+        table's other readings (and SA move sets after the first) are sensitivity settings.
+    evaluations : int
+        N, the evaluations each adversarial search got (``knapsack.adversarial.evaluations``,
+        fixed in config before the run); the success rates are read there.
     stop_variants : sequence of str
         Stopped variants (``stop=tail@0.05``, ...): the first decides, the others are
         sensitivity settings.
@@ -181,57 +252,14 @@ def evaluate(
     if worked is not None and len(worked):
         rows.append(_worked(worked))
     if rates is not None and len(rates):
-        rows += _mc_vs_sa_rows(rates, mc_sampler)
+        rows += _mc_vs_sa_rows(rates, mc_sampler, evaluations)
     main, others = (stop_variants[0], list(stop_variants[1:])) if stop_variants else (None, [])
-    for pool, r in runs.items():
-        if main is not None and (r["variant"] == main).any():
-            verdict, ours, ivs = stopping_saves(r, main)
-            flips = {v: stopping_saves(r, v)[0] for v in others if (r["variant"] == v).any()}
-            rows.append(
-                claim_row(
-                    "knapsack.stopping_saves",
-                    pool,
-                    ours=f"{main}: {ours}",
-                    verdict=verdict,
-                    interval="; ".join(iv.text() for iv in ivs),
-                    n_repeats=ivs[0].n,
-                    robust_to=robust_to(verdict, flips),
-                )
-            )
-        else:
-            rows.append(
-                untestable(
-                    "knapsack.stopping_saves",
-                    pool,
-                    "no stopped runs (stop_rule none or no stop levels)",
-                )
-            )
-        verdict, ours, iv = ss_competitive(r, NO_RULE)
-        if not verdict:
-            rows.append(
-                untestable(
-                    "knapsack.ss_competitive",
-                    pool,
-                    ours + ": the budget does not bind, every search ties",
-                )
-            )
-        else:
-            flips = {
-                v: ss_competitive(r, v)[0] or "not testable"
-                for v in stop_variants
-                if (r["variant"] == v).any()
-            }
-            rows.append(
-                claim_row(
-                    "knapsack.ss_competitive",
-                    pool,
-                    ours=ours,
-                    verdict=verdict,
-                    interval=iv,
-                    n_repeats=iv.n,
-                    robust_to=robust_to(verdict, flips),
-                )
-            )
+    pooled = {"all pools": pd.concat(runs.values(), ignore_index=True)} if len(runs) > 1 else {}
+    for pool, r in {**runs, **pooled}.items():
+        r = r.assign(setting=r["setting"].fillna("")) if "setting" in r else r.assign(setting="")
+        settings = {k: g for k, g in r.groupby("setting", sort=True) if k}
+        r = r[r["setting"] == ""]
+        rows += _search_rows(pool, r, main, others, settings)
         if pool in uci_pools:
             searched = r[(r["variant"] == NO_RULE) & r["strategy"].isin([SA, SS])]
             diff = (searched["accuracy"] - searched["empirical_accuracy"]).dropna()

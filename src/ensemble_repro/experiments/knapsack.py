@@ -16,25 +16,32 @@ from ..knapsack import (
     exhaustive,
     greedy_forward,
     majority_vote_accuracy,
+    q_moment_curve,
     stopping_rule,
 )
-from ..knapsack.pools import empirical_vote_accuracy
+from ..knapsack.pools import empirical_vote_accuracy, synthetic_pool
 from .names import SYNTHETIC_PREFIX
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
 _TOL = 1e-12
+#: Cells whose optimum reaches this q (or holds the whole pool) are saturated: every search
+#: ties there, so they are flagged and left out of every average (issue 17).
+SATURATED = 0.999
+#: Accuracy a stopping rule may lose for its saving to count (issue 17).
+LOSS_TOL = 0.005
 
 
 def settings(cfg: dict) -> dict:
     """The [I] switches and parameters that shape every knapsack result (named in paper_vs_ours)."""
     keys = (
         "cost",
+        "cost_sensitivity",
+        "budget_multiples",
         "majority",
         "beta_fit",
         "size_estimate",
-        "stop_rule",
+        "stop_rules",
         "tail_law",
-        "stop_levels",
         "MAXSTEP",
         "sa",
         "stochastic_evaluate",
@@ -93,23 +100,30 @@ def worked_example() -> pd.DataFrame:
             "ours": float(len(exhaustive(p, np.ones(5), 5.0).members)),
         }
     )
-    out = pd.DataFrame(rows)
-    out["holds"] = np.isclose(out["ours"].round(4), out["paper"], atol=5e-5)
-    return out
+    return pd.DataFrame(rows)
+
+
+#: Fig. 1 of the paper: Beta(α_p, β_p) laws of p with μ_p above, at and below 1/2 (the three
+#: limits of Lemma IV.1; the paper's parameters are not given [I]), and the odd sizes drawn.
+FIG1_BETAS = ((8.0, 4.0), (5.0, 5.0), (4.0, 8.0))
+FIG1_MAX_SIZE = 99
+
+
+def lemma_iv1_table() -> pd.DataFrame:
+    """Fig. 1 data: E[q_ℓ] and Var[q_ℓ] of the Beta model at odd ℓ up to :data:`FIG1_MAX_SIZE`
+    for each law of :data:`FIG1_BETAS`, with their Lemma IV.1 limits (:func:`q_moment_curve`)."""
+    sizes = range(1, FIG1_MAX_SIZE + 1, 2)
+    return pd.concat(
+        [q_moment_curve(sizes, a, b).assign(beta_a=a, beta_b=b) for a, b in FIG1_BETAS],
+        ignore_index=True,
+    )
 
 
 def rule_variants(cfg: dict) -> list[str]:
-    """Names of the stopping-rule variants run per search; the first after ``stop=none`` is primary.
-
-    One variant per STOP level for the tail rules (``stop_levels``, spec §4.6 sensitivity);
-    a single one for ``expected``, which has no level.
-    """
-    rule = cfg["stop_rule"]
-    if rule == "none":
-        return ["stop=none"]
-    if rule == "expected":
-        return ["stop=none", "stop=expected"]
-    return ["stop=none"] + [f"stop={rule}@{level:g}" for level in cfg["stop_levels"]]
+    """Names of the stopping-rule variants run per search: ``stop=none``, then one per entry of
+    ``stop_rules`` (``<rule>@<STOP>`` or ``expected``); the first after ``stop=none`` is the
+    primary rule (the paper's left-sided test), the others are sensitivity settings."""
+    return ["stop=none"] + [f"stop={rule}" for rule in cfg["stop_rules"]]
 
 
 def _rule_of(variant: str, p, t, budget, cfg):
@@ -157,21 +171,31 @@ def adversarial_hit_probability(n: int, sampler: str) -> float:
 def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Section III: D1 = (1 − β, T), D2..Dn = (1/2 + ε, T/n); does a search find the optimum?
 
-    Every search gets the same number of energy evaluations, max(checkpoints) (each Monte
-    Carlo draw counts, feasible or not); the success rate is read at each checkpoint N, for
-    every pool size n and Monte Carlo sampler, next to the exact rate 1 − (1 − P)^N of
-    Monte Carlo (P from :func:`adversarial_hit_probability`). Returns (runs, rates).
+    Every search gets the same number N of energy evaluations, ``adversarial.evaluations``,
+    fixed in config before the run (each Monte Carlo draw counts, feasible or not); the
+    success rate is read at each checkpoint up to N and at N, for every pool size n and Monte
+    Carlo sampler, next to the exact rate 1 − (1 − P)^N of Monte Carlo (P from
+    :func:`adversarial_hit_probability`). Returns (runs, rates).
     """
     adv = cfg["adversarial"]
-    budget = int(max(adv["checkpoints"]))
+    budget = int(adv["evaluations"])
+    if max(adv["checkpoints"]) > budget:
+        raise ValueError(
+            f"knapsack.adversarial.checkpoints must not exceed knapsack.adversarial.evaluations "
+            f"= {budget}; got {adv['checkpoints']}: lower them or raise evaluations"
+        )
+    checkpoints = sorted({int(c) for c in adv["checkpoints"]} | {budget})
     runs = []
     for n in adv["sizes"]:
         p, t = adversarial_pool(n, adv["beta"], adv["eps"])
         opt = exhaustive(p, t, 1.0).accuracy
-        plans = [("simulated_annealing", "", {}), ("stochastic_search", "", {})]
-        plans += [("monte_carlo", smp, {"sampler": smp}) for smp in adv["mc_samplers"]]
-        for name, sampler, extra in plans:
-            opts = search_options(name, cfg, maxstep=budget, **extra)
+        plans = [("simulated_annealing", "", m) for m in adv["sa_moves"]]
+        plans += [("stochastic_search", "", "")]
+        plans += [("monte_carlo", smp, "") for smp in adv["mc_samplers"]]
+        for name, sampler, moves in plans:
+            opts = search_options(name, cfg, maxstep=budget, sampler=sampler or None)
+            if moves:
+                opts["moves"] = moves
             for k in range(adv["n_seeds"]):
                 res = STRATEGIES[name](p, t, 1.0, random_state=seed + k, **opts)
                 hit = res.trace[res.trace[:, 1] >= opt - _TOL]
@@ -180,6 +204,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                         "n": n,
                         "strategy": name,
                         "sampler": sampler,
+                        "moves": moves,
                         "seed": seed + k,
                         "evaluations": res.evaluations,
                         "accuracy": res.accuracy,
@@ -190,15 +215,17 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                 )
     runs = pd.DataFrame(runs)
     rates = []
-    for (n, name, sampler), grp in runs.groupby(["n", "strategy", "sampler"], sort=True):
+    keys = ["n", "strategy", "sampler", "moves"]
+    for (n, name, sampler, moves), grp in runs.groupby(keys, sort=False):  # config order
         reached = grp["evaluations_to_optimum"].to_numpy()
         per_draw = adversarial_hit_probability(n, sampler) if name == "monte_carlo" else np.nan
-        for cp in adv["checkpoints"]:
+        for cp in checkpoints:
             rates.append(
                 {
                     "n": n,
                     "strategy": name,
                     "sampler": sampler,
+                    "moves": moves,
                     "within_evaluations": int(cp),
                     "success_rate": float(((reached > 0) & (reached <= cp)).mean()),
                     "exact_rate": 1 - (1 - per_draw) ** cp,
@@ -206,18 +233,6 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                 }
             )
     return runs, pd.DataFrame(rates)
-
-
-def synthetic_pool(size: int, a: float, b: float, seed: int) -> pd.DataFrame:
-    """A leaderboard-like pool: p ~ Beta(a, b), unit costs (Kaggle has no costs, spec §5.2)."""
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {
-            "member": [f"m{i:03d}" for i in range(size)],
-            "p": rng.beta(a, b, size),
-            "cost": np.ones(size),
-        }
-    )
 
 
 def pool_costs(pool: pd.DataFrame, cost: str) -> np.ndarray:
@@ -255,14 +270,32 @@ def _timed(fn, *args, **kw):
     return res, time.perf_counter() - start
 
 
-def selection_cell(p, t, budget_fraction: float, cfg: dict, seeds, correct=None):
-    """All strategies on one pool and budget T = fraction × Σt (spec §5.2).
+def _maxstep(rule, cfg) -> int:
+    """Evaluations a run may use: ``MAXSTEP`` without a rule; with one, the rule's eq. (29)
+    MAXSTEP when it is smaller (so a stopped run is the free run cut short)."""
+    if rule is None or rule.maxstep is None:
+        return int(cfg["MAXSTEP"])
+    return int(min(cfg["MAXSTEP"], rule.maxstep))
 
-    Searches run per seed without and with the stopping rule. Returns (runs, traces): one
-    row per run, and the best-so-far curve of every search run.
+
+def cell_budget(t, multiple: float) -> float:
+    """T = ``multiple`` × the median member cost (at least the cheapest member's cost), so the
+    optimum holds a handful of members whatever the spread of the costs (issue 17)."""
+    t = np.asarray(t, float)
+    return float(max(multiple * np.median(t), t.min()))
+
+
+def selection_cell(p, t, multiple: float, cfg: dict, seeds, correct=None):
+    """All strategies on one pool and budget T = ``multiple`` × median cost (:func:`cell_budget`).
+
+    Searches run per seed without and with each stopping rule. Every row carries the
+    exhaustive optimum's q and size and whether the cell is ``saturated`` (optimum q >=
+    :data:`SATURATED`, or the optimum holds the whole pool): there every search ties, and the
+    summaries leave such cells out. Returns (runs, traces): one row per run, and the
+    best-so-far curve of every search run.
     """
     p, t = np.asarray(p, float), np.asarray(t, float)
-    budget = max(budget_fraction * t.sum(), t.min())
+    budget = cell_budget(t, multiple)
     if p.size <= cfg["exhaustive_max_n"]:
         ex, secs = _timed(exhaustive, p, t, budget)
         opt = ex.accuracy
@@ -289,7 +322,7 @@ def selection_cell(p, t, budget_fraction: float, cfg: dict, seeds, correct=None)
                     budget,
                     random_state=int(s),
                     stop=rule_objs[v],
-                    **search_options(name, cfg),
+                    **search_options(name, cfg, maxstep=_maxstep(rule_objs[v], cfg)),
                 )
                 row = _run_row(name, v, res, secs, opt, correct)
                 row["seed"] = int(s)
@@ -306,21 +339,30 @@ def selection_cell(p, t, budget_fraction: float, cfg: dict, seeds, correct=None)
                     )
                 )
     runs = pd.DataFrame(rows)
-    runs.insert(0, "budget_fraction", budget_fraction)
+    runs.insert(0, "budget_multiple", multiple)
+    opt_size = len(ex.members) if np.isfinite(opt) else np.nan
+    runs["budget"], runs["optimum_size"] = budget, opt_size
+    runs["saturated"] = bool(np.isfinite(opt) and (opt >= SATURATED or opt_size == p.size))
     for v, obj in rule_objs.items():
         if obj is not None:
             at = runs["variant"] == v
             runs.loc[at, "rule_threshold"], runs.loc[at, "ell_T"] = obj.threshold, obj.ell_T
+            runs.loc[at, "rule_maxstep"] = _maxstep(obj, cfg)
             runs.loc[at, "rule_mean"] = obj.mean
     traces = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
-    traces.insert(0, "budget_fraction", budget_fraction)
+    traces.insert(0, "budget_multiple", multiple)
     return runs, traces
 
 
 def summarize(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean and spread over seeds per pool, budget, strategy and variant."""
-    g = runs.groupby(["pool", "budget_fraction", "strategy", "variant"], sort=True, dropna=False)
+    """Mean and spread over seeds per pool, budget, strategy and variant, with the cell's
+    budget, optimum q and size and its ``saturated`` flag."""
+    g = runs.groupby(["pool", "budget_multiple", "strategy", "variant"], sort=True, dropna=False)
     out = g.agg(
+        budget=("budget", "first"),
+        optimum=("optimum", "first"),
+        optimum_size=("optimum_size", "first"),
+        saturated=("saturated", "first"),
         runs=("accuracy", "size"),
         accuracy_mean=("accuracy", "mean"),
         accuracy_sd=("accuracy", "std"),
@@ -336,27 +378,39 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
-    """Evaluations (and wall time) saved by the stopping rule, paired by seed."""
+def paired_savings(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each stopped search run beside the same search and seed without a rule: evaluations
+    saved, accuracy lost, and ``saved_within_loss`` (the saved share counted only when the run
+    lost at most :data:`LOSS_TOL`, else 0: savings only together with the accuracy lost)."""
     s = runs[runs["strategy"].isin(SEARCHES)]
     free = s[s["variant"] == "stop=none"]
     ruled = s[s["variant"] != "stop=none"]
-    keys = ["pool", "budget_fraction", "strategy", "seed"]
+    keys = ["pool", "budget_multiple", "strategy", "seed"]
     m = free.merge(ruled, on=keys, suffixes=("_free", "_rule"))
     m["evaluations_saved"] = m["evaluations_free"] - m["evaluations_rule"]
     m["saved_fraction"] = m["evaluations_saved"] / m["evaluations_free"]
     m["accuracy_loss"] = m["accuracy_free"] - m["accuracy_rule"]
     m["wall_saved_seconds"] = m["wall_seconds_free"] - m["wall_seconds_rule"]
+    m["saved_within_loss"] = np.where(m["accuracy_loss"] <= LOSS_TOL, m["saved_fraction"], 0.0)
+    return m
+
+
+def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
+    """Evaluations (and wall time) saved by each stopping rule, per cell (means over seeds of
+    :func:`paired_savings`); saturated cells are flagged."""
+    m = paired_savings(runs)
     out = (
-        m.groupby(["pool", "budget_fraction", "strategy", "variant_rule"], sort=True)
+        m.groupby(["pool", "budget_multiple", "strategy", "variant_rule"], sort=True)
         .agg(
             runs=("seed", "size"),
             evaluations_free=("evaluations_free", "mean"),
             evaluations_rule=("evaluations_rule", "mean"),
             evaluations_saved=("evaluations_saved", "mean"),
             saved_fraction=("saved_fraction", "mean"),
+            saved_within_loss=("saved_within_loss", "mean"),
             accuracy_loss_mean=("accuracy_loss", "mean"),
             accuracy_loss_max=("accuracy_loss", "max"),
+            saturated=("saturated_free", "first"),
             stopped_by_rule=("stopped_by_rule", lambda x: float(np.mean(x == "rule"))),
             wall_saved_mean_seconds=("wall_saved_seconds", "mean"),
         )
@@ -368,14 +422,18 @@ def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
 def stopping_levels(savings: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """Per strategy and rule variant (STOP level): evaluations saved vs accuracy lost.
 
-    Means over pools and budgets of the per-cell means of :func:`stopping_savings`, with the
-    share of rule-stopped runs that still reached the exhaustive optimum.
+    Means over the unsaturated pool x budget cells of the per-cell means of
+    :func:`stopping_savings`, with the share of rule-stopped runs that still reached the
+    exhaustive optimum.
     """
+    savings = savings[~savings["saturated"].astype(bool)]
+    summary = summary[~summary["saturated"].astype(bool)]
     g = savings.groupby(["strategy", "rule"], sort=True)
     out = g.agg(
         cells=("runs", "size"),
         runs=("runs", "sum"),
         saved_fraction=("saved_fraction", "mean"),
+        saved_within_loss=("saved_within_loss", "mean"),
         evaluations_saved=("evaluations_saved", "mean"),
         accuracy_loss_mean=("accuracy_loss_mean", "mean"),
         accuracy_loss_max=("accuracy_loss_max", "max"),
@@ -397,7 +455,7 @@ def rule_diagnostics(runs: pd.DataFrame) -> pd.DataFrame:
     starting point (greedy forward by usefulness), the optimum and its size.
     """
     ruled = runs.dropna(subset=["rule_threshold"]) if "rule_threshold" in runs else runs.iloc[:0]
-    keys = ["pool", "budget_fraction"]
+    keys = ["pool", "budget_multiple"]
     if ruled.empty:
         return pd.DataFrame(columns=keys)
     out = (
@@ -422,26 +480,40 @@ def select_pool(
     pool_name: str, cfg: dict, seed: int, pool_path=None, votes_path=None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every budget of one pool: ``synthetic_n<size>``, or a UCI data set's pool read from
-    ``pool_path`` (classifier table) and ``votes_path`` (test votes)."""
+    ``pool_path`` (classifier table) and ``votes_path`` (test votes).
+
+    A UCI pool is also run with each cost kind of ``cost_sensitivity`` (without a rule and
+    with the primary rule only); those rows have ``setting = cost=<kind>``, the main runs an
+    empty ``setting``. The traces are those of the main runs.
+    """
     from ..logs import Progress
 
     seeds = range(seed, seed + cfg["n_seeds"])
+    budgets = cfg["budget_multiples"]
     if pool_name.startswith(SYNTHETIC_PREFIX):
         size = int(pool_name[len(SYNTHETIC_PREFIX) :])
         syn = cfg["synthetic"]
-        pool = synthetic_pool(size, syn["beta_a"], syn["beta_b"], seed + size)
-        p, t, correct, budgets = pool["p"].to_numpy(), pool["cost"].to_numpy(), None, syn["budgets"]
+        p, t = synthetic_pool(
+            size, syn["beta_a"], syn["beta_b"], cost=syn["costs"], random_state=seed + size
+        )
+        plans, correct = [("", t, cfg)], None
     else:
         pool = pd.read_csv(pool_path)
         correct = pd.read_parquet(votes_path)[list(pool["member"])]
-        p, t, budgets = pool["p"].to_numpy(), pool_costs(pool, cfg["cost"]), cfg["budgets"]
-    progress = Progress(len(budgets), f"knapsack selection {pool_name}")
+        p = pool["p"].to_numpy()
+        primary = {**cfg, "stop_rules": cfg["stop_rules"][:1]}
+        plans = [("", pool_costs(pool, cfg["cost"]), cfg)] + [
+            (f"cost={kind}", pool_costs(pool, kind), primary) for kind in cfg["cost_sensitivity"]
+        ]
+    progress = Progress(len(budgets) * len(plans), f"knapsack selection {pool_name}")
     runs, traces = [], []
-    for b in budgets:
-        r, tr = selection_cell(p, t, b, cfg, seeds, correct)
-        runs.append(r)
-        traces.append(tr)
-        progress.step(f"T={b:g}")
+    for setting, t, plan_cfg in plans:
+        for b in budgets:
+            r, tr = selection_cell(p, t, b, plan_cfg, seeds, correct)
+            runs.append(r.assign(setting=setting))
+            if not setting:
+                traces.append(tr)
+            progress.step(f"{setting or 'main'} T={b:g}")
     runs, traces = pd.concat(runs, ignore_index=True), pd.concat(traces, ignore_index=True)
     runs.insert(0, "pool", pool_name)
     traces.insert(0, "pool", pool_name)
@@ -470,12 +542,13 @@ def cost_model_check(pool_paths) -> pd.DataFrame:
 
 
 def read_runs(paths) -> pd.DataFrame:
-    """The selection runs of every pool (``knapsack_select`` outputs) as one table."""
+    """The main-setting selection runs of every pool (``knapsack_select`` outputs) as one
+    table (the ``cost_sensitivity`` rows are read by the claims only)."""
     runs = pd.concat(
         [pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in paths], ignore_index=True
     )
-    runs["variant"] = runs["variant"].fillna("")
-    return runs
+    runs[["variant", "setting"]] = runs[["variant", "setting"]].fillna("")
+    return runs[runs["setting"] == ""].reset_index(drop=True)
 
 
 def summary_tables(runs: pd.DataFrame, pool_paths) -> dict[str, pd.DataFrame]:
@@ -508,12 +581,7 @@ def write_summary_figures(
     for runs_path, traces_path, pdf, png in convergence:
         pool_runs = read_runs([runs_path])
         kp.convergence_figure(
-            pd.read_parquet(traces_path),
-            pool_runs,
-            pool_runs["pool"].iloc[0],
-            cfg["MAXSTEP"],
-            pdf,
-            png,
+            pd.read_parquet(traces_path), pool_runs, pool_runs["pool"].iloc[0], pdf, png
         )
     primary = rule_variants(cfg)[1:2]
     kp.savings_figure(savings[savings["rule"].isin(primary)], *savings_figure)
@@ -521,21 +589,18 @@ def write_summary_figures(
 
 
 def paper_vs_ours_text(worked_path, rates_path, tables: dict[str, pd.DataFrame], cfg: dict) -> str:
-    """Markdown of the paper's claims next to ours, from the worked example and adversarial
+    """Markdown of the paper's quantities next to ours, from the worked example and adversarial
     tables (``knapsack_examples`` outputs) and :func:`summary_tables`."""
     from . import knapsack_plots as kp
 
-    worked = pd.read_csv(worked_path)
     rates = pd.read_csv(rates_path, keep_default_na=False, na_values=[""])
-    rates["sampler"] = rates["sampler"].fillna("")
-    primary = rule_variants(cfg)[1:2]
+    rates[["sampler", "moves"]] = rates[["sampler", "moves"]].fillna("")
     return kp.paper_vs_ours(
-        worked,
+        pd.read_csv(worked_path),
         rates,
         tables["summary"],
-        tables["savings"],
         tables["levels"],
         tables["rule_check"],
-        primary[0] if primary else None,
+        cfg["adversarial"]["evaluations"],
         settings(cfg),
     )

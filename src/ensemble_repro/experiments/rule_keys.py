@@ -82,14 +82,14 @@ _KN_SELECT = (
     + (
         "knapsack.n_seeds",
         "knapsack.cost",
-        "knapsack.budgets",
+        "knapsack.cost_sensitivity",
+        "knapsack.budget_multiples",
         "knapsack.synthetic.beta_a",
         "knapsack.synthetic.beta_b",
-        "knapsack.synthetic.budgets",
+        "knapsack.synthetic.costs",
         "knapsack.exhaustive_max_n",
         "knapsack.greedy_step",
-        "knapsack.stop_rule",
-        "knapsack.stop_levels",
+        "knapsack.stop_rules",
         "knapsack.beta_fit",
         "knapsack.size_estimate",
         "knapsack.tail_law",
@@ -104,12 +104,14 @@ def _synthetic(pool: str) -> bool:
 
 
 #: Keys only some jobs of a rule read: key -> (wildcard, test of its value). A UCI pool's
-#: selection has measured costs and its budgets, a synthetic pool unit costs and its own
-#: budgets; only Nomao's split ranks features.
+#: selection reads the cost kind, a synthetic pool its generator; only Nomao's split ranks
+#: features.
 _ONLY_WHEN = {
-    "knapsack.cost": ("kn_pool", lambda p: not _synthetic(p)),
-    "knapsack.budgets": ("kn_pool", lambda p: not _synthetic(p)),
-    **{f"knapsack.synthetic.{k}": ("kn_pool", _synthetic) for k in ("beta_a", "beta_b", "budgets")},
+    **{
+        k: ("kn_pool", lambda p: not _synthetic(p))
+        for k in ("knapsack.cost", "knapsack.cost_sensitivity")
+    },
+    **{f"knapsack.synthetic.{k}": ("kn_pool", _synthetic) for k in ("beta_a", "beta_b", "costs")},
     **{
         k: ("qwyc_data", lambda d: d == "nomao")
         for k in ("qwyc.nomao_n_features", "qwyc.nomao_test_fraction", "qwyc.gbt.importance_trees")
@@ -142,15 +144,15 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
     "knapsack_examples": SEED + _KN_SEARCH + ("knapsack.adversarial",),
     "knapsack_pool": _KN_POOL,
     "knapsack_select": _KN_SELECT,
-    "knapsack_summary": _union(_KN_POOL, _KN_SELECT),
+    "knapsack_summary": _union(_KN_POOL, _KN_SELECT, ("knapsack.adversarial.evaluations",)),
     # verdicts (ensemble_repro.claims): what the evaluators read beyond their input tables
     "jab_claims": ("seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
     "qwyc_claims": ("qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"),
     "knapsack_claims": (
         "knapsack.datasets",
         "knapsack.mc_sampler",
-        "knapsack.stop_rule",
-        "knapsack.stop_levels",
+        "knapsack.stop_rules",
+        "knapsack.adversarial.evaluations",
     ),
     "paper_vs_ours": (),
     "results_index": (),
@@ -214,7 +216,7 @@ def job_keys(rule: str, wildcards: Mapping[str, str] | None = None) -> list[str]
     --------
     >>> job_keys("qwyc_model", {"qwyc_data": "adult"})[2]
     'qwyc.gbt.max_depth.adult'
-    >>> "knapsack.budgets" in job_keys("knapsack_select", {"kn_pool": "synthetic_n20"})
+    >>> "knapsack.cost" in job_keys("knapsack_select", {"kn_pool": "synthetic_n20"})
     False
     >>> "qwyc.nomao_n_features" in job_keys("qwyc_model", {"qwyc_data": "adult"})
     False
