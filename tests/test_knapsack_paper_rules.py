@@ -246,3 +246,22 @@ def test_lemma_iv1_limits():
     np.testing.assert_allclose(half["mean"], 0.5, atol=1e-12)
     gaps = (half["var"] - var_limit).abs()
     assert gaps.is_monotonic_decreasing and gaps.iloc[-1] < 3e-5
+
+
+def test_sa_budget_schedule_cools_within_maxstep():
+    """moves_per_temp='budget' spreads the ~180 temperatures (rho 0.95, tmin 1e-4) over
+    MAXSTEP: the run ends by its schedule with most of the budget used; with n moves per
+    temperature the same budget cuts the schedule off (30 x 180 = 5400 moves > 2000)."""
+    from ensemble_repro.knapsack import simulated_annealing
+
+    rng = np.random.default_rng(3)
+    p, t = rng.uniform(0.6, 0.8, 30), rng.uniform(1, 3, 30)
+    spread = simulated_annealing(p, t, 12.0, random_state=0, maxstep=2000, moves_per_temp="budget")
+    assert spread.stopped_by == "schedule"
+    assert 2000 - 180 <= spread.evaluations <= 2000
+    cut = simulated_annealing(p, t, 12.0, random_state=0, maxstep=2000)
+    assert cut.stopped_by == "maxstep"
+    with pytest.raises(ValueError, match="moves_per_temp='budget' spreads the schedule"):
+        simulated_annealing(p, t, 12.0, maxstep=None, moves_per_temp="budget")
+    with pytest.raises(ValueError, match="moves_per_temp must be a positive integer"):
+        simulated_annealing(p, t, 12.0, moves_per_temp=0)

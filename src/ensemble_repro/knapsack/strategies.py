@@ -7,6 +7,7 @@ give are options marked [I] (spec ensembles-spec.md §4.2-4.4, 4.6).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -563,7 +564,9 @@ def simulated_annealing(
 
     Starts from the empty ensemble (the paper: SA's solutions "are independent of the initial
     conditions"); ``init="greedy_forward"`` starts from the usefulness-greedy ensemble.
-    Geometric schedule τ ← ρτ every ``moves_per_temp`` moves (default n); τ₀ accepts about
+    Geometric schedule τ ← ρτ every ``moves_per_temp`` moves (default n; ``"budget"``
+    spreads the ⌈log(tmin_ratio) / log ρ⌉ temperatures over the evaluations MAXSTEP leaves
+    after the start, so the schedule ends within the budget [I]); τ₀ accepts about
     ``accept0`` of worsening moves, estimated from a random walk of ``probe_moves`` moves
     from the start (counted as evaluations); stops at τ < tmin_ratio·τ₀, MAXSTEP evaluations
     or the stopping rule. One step is one move (one energy evaluation).
@@ -582,8 +585,9 @@ def simulated_annealing(
         item among the members and the non-members that fit (no swaps).
     rho : float in (0, 1), default=0.95
         Cooling factor.
-    moves_per_temp : int, optional
-        Moves per temperature (default: n).
+    moves_per_temp : int or "budget", optional
+        Moves per temperature (default: n); ``"budget"``: as many as let the whole schedule
+        fit in ``maxstep`` evaluations (at least 1).
     accept0 : float in (0, 1), default=0.8
         Initial acceptance rate of worsening moves.
     tmin_ratio : float in (0, 1), default=1e-4
@@ -618,11 +622,18 @@ def simulated_annealing(
             "rho, accept0 and tmin_ratio must lie in (0, 1); got "
             f"{rho!r}, {accept0!r}, {tmin_ratio!r}"
         )
+    if moves_per_temp == "budget" and maxstep is None:
+        raise ValueError("moves_per_temp='budget' spreads the schedule over maxstep; give maxstep")
+    if moves_per_temp not in (None, "budget") and not (
+        isinstance(moves_per_temp, int | np.integer) and moves_per_temp >= 1
+    ):
+        raise ValueError(
+            f"moves_per_temp must be a positive integer, 'budget' or None; got {moves_per_temp!r}"
+        )
     rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     cap = budget * (1 + _TOL)
     movable = np.flatnonzero(t <= cap)
-    per_temp = int(moves_per_temp or p.size)
     cache: dict[bytes, float] = {}
 
     def energy(m):
@@ -655,6 +666,11 @@ def simulated_annealing(
     worse = -np.array([d for d in deltas if d < 0])
     tau0 = (worse.mean() if worse.size else 1e-3) / -np.log(accept0)
     tau = tau0
+    if moves_per_temp == "budget":
+        temperatures = math.ceil(math.log(tmin_ratio) / math.log(rho))
+        per_temp = max(1, (maxstep - search.evaluations) // temperatures)
+    else:
+        per_temp = int(moves_per_temp or p.size)
     while not search.done:
         for _ in range(per_temp):
             if search.done:
