@@ -45,20 +45,24 @@ include: "workflow/rules/claims.smk"
 include: "workflow/rules/report.smk"
 
 
-# Targets by paper (`snakemake --cores N jab`, `make jab CONFIG=...`): each paper's final outputs.
+# Targets by paper (`snakemake --cores N jab`, `make jab CONFIG=...`): each paper's final outputs
+# and its verdict rows.
 rule jab:
     input:
         jab_targets(),
+        paper_claims_csv("jab"),
 
 
 rule qwyc:
     input:
         qwyc_targets(),
+        paper_claims_csv("qwyc"),
 
 
 rule knapsack:
     input:
         knapsack_targets(),
+        paper_claims_csv("knapsack"),
 
 
 rule figures:

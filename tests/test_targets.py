@@ -27,9 +27,17 @@ def test_unknown_target_names_the_valid_ones(tmp_path):
 @pytest.mark.parametrize(
     "target, wanted, unwanted",
     [
-        ("jab", {"jab_figures", "jab_tables"}, {"qwyc_model", "knapsack_summary"}),
-        ("qwyc", {"qwyc_figure", "qwyc_timing"}, {"jab_main_cell", "knapsack_select"}),
-        ("knapsack", {"knapsack_summary", "knapsack_examples"}, {"jab_main_cell", "qwyc_model"}),
+        ("jab", {"jab_figures", "jab_tables", "jab_claims"}, {"qwyc_model", "knapsack_summary"}),
+        (
+            "qwyc",
+            {"qwyc_figure", "qwyc_timing", "qwyc_claims"},
+            {"jab_main_cell", "knapsack_select"},
+        ),
+        (
+            "knapsack",
+            {"knapsack_summary", "knapsack_examples", "knapsack_claims"},
+            {"jab_main_cell", "qwyc_model"},
+        ),
         (
             "figures",
             {"jab_figures", "qwyc_figure", "knapsack_summary"},
