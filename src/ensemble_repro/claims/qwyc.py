@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..experiments.names import CROSSFIT
 from ..experiments.qwyc import LABELS
-from ..experiments.qwyc_report import frontier
+from ..experiments.qwyc_report import frontier, with_unaffected
 from .rules import LEVEL, band_verdict, robust_to, wilson
 from .table import claim_row, untestable
 
@@ -43,7 +44,8 @@ def fewer_models(points: pd.DataFrame, n_trees: int) -> tuple[bool, str] | None:
 def beats_fixed_orders(points: pd.DataFrame, targets: Sequence[float]) -> tuple[bool, str] | None:
     """At each target level some method reaches, QWYC* reaches it with the fewest models."""
     ok, parts = [], []
-    others = [m for m in points["method"].unique() if m != QWYC_STAR]
+    # the cross-fitted QWYC* is an extension beyond the paper, not a pre-selected ordering
+    others = [m for m in points["method"].unique() if m not in (QWYC_STAR, CROSSFIT)]
     for target in targets:
         nq = frontier(points, QWYC_STAR, target)
         rivals = {m: frontier(points, m, target) for m in others}
@@ -64,8 +66,11 @@ def beats_fixed_orders(points: pd.DataFrame, targets: Sequence[float]) -> tuple[
 
 def fan_below_smaller(points: pd.DataFrame, smaller: pd.DataFrame) -> tuple[bool, str] | None:
     """More than half the Fan* points are worse than smaller GBTs on accuracy AND differences."""
-    s = smaller[smaller["method"] == "smaller_same_lr"].sort_values("n_trees")
+    s = smaller[smaller["method"] == "smaller_same_lr"]
     f = points[points["method"] == FAN_STAR]
+    if "split" in s and "split" in f and len(f):  # the smaller GBTs of the same split
+        s = s[s["split"] == f["split"].iloc[0]]
+    s = s.sort_values("n_trees")
     if not len(s) or not len(f):
         return None
     x = f["test_mean_evaluated"].to_numpy()
@@ -112,6 +117,24 @@ def faster_than_fan(
             f"(QWYC* at {q.test_differences_pct:.2f}%, Fan* at {f.test_differences_pct:.2f}% "
             "differences)"
         ),
+    )
+
+
+def lowest_differences(points: pd.DataFrame) -> str:
+    """``"; QWYC* at alpha = 0: 0.45 +- 0.12% test differences, <= 0.5% on 4 of 7 splits"``:
+    QWYC*'s lowest reachable test differences, mean +- sd over splits and how often they
+    meet the paper's ~0.5% level."""
+    if "value" not in points:
+        return ""
+    at0 = points[(points["method"] == QWYC_STAR) & (points["value"] == 0)]
+    v = at0["test_differences_pct"].to_numpy(dtype=float)
+    if not v.size:
+        return ""
+    sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+    ok = int(np.sum(v <= FAITHFUL_PCT + 1e-12))
+    return (
+        f"; QWYC* at alpha = 0: {v.mean():.3g} +- {sd:.2g}% test differences, "
+        f"<= {FAITHFUL_PCT}% on {ok} of {v.size} splits"
     )
 
 
@@ -181,7 +204,7 @@ def evaluate(
                 res = _over_splits(_splits(p), check)
                 flips = {}
                 for setting, sp in sens.items():
-                    r = _over_splits(_splits(sp), check)
+                    r = _over_splits(_splits(with_unaffected(p, sp, setting)), check)
                     if r is not None:
                         flips[setting] = f"{r[0]}, {r[2]}/{r[3]} splits"
             else:
@@ -191,11 +214,12 @@ def evaluate(
                 rows.append(untestable(cid, ds, "no table row this claim can be read from"))
                 continue
             verdict, iv, k, n, detail = res
+            spread = lowest_differences(p) if cid == "qwyc.fewer_models" else ""
             rows.append(
                 claim_row(
                     cid,
                     ds,
-                    ours=f"criterion met on {k} of {n} splits: {detail}",
+                    ours=f"criterion met on {k} of {n} splits{spread}: {detail}",
                     verdict=verdict,
                     interval=iv,
                     n_repeats=n,
