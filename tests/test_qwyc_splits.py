@@ -92,8 +92,13 @@ def test_train_full_refits_on_all_rows_at_the_rate_chosen_on_the_carve_out(table
         v = ex.Views(arrays).view(s, q)
         assert v.F.shape == (600, 12) and v.learning_rate == lr
         ref = HistGradientBoostingClassifier(
-            learning_rate=lr, max_iter=12, max_depth=3, min_samples_leaf=20, early_stopping=False,
-            max_leaf_nodes=None, random_state=seed,
+            learning_rate=lr,
+            max_iter=12,
+            max_depth=3,
+            min_samples_leaf=20,
+            early_stopping=False,
+            max_leaf_nodes=None,
+            random_state=seed,
         ).fit(Xtr, ytr)
         np.testing.assert_allclose(v.base + v.F_test.sum(axis=1), ref.decision_function(Xte))
         np.testing.assert_allclose(v.base + v.F.sum(axis=1), ref.decision_function(Xtr))
@@ -148,8 +153,15 @@ def _points(diffs, models, n_splits=5):
     for s in range(n_splits):
         for m, d, n in (("qwyc_joint", diffs[s], models[s]), ("qwyc_natural", 0.0, 400.0)):
             rows.append(
-                {"dataset": "adult", "split": s, "method": m, "value": 0.0,
-                 "test_differences_pct": d, "test_mean_evaluated": n, "test_accuracy": 0.85}
+                {
+                    "dataset": "adult",
+                    "split": s,
+                    "method": m,
+                    "value": 0.0,
+                    "test_differences_pct": d,
+                    "test_mean_evaluated": n,
+                    "test_accuracy": 0.85,
+                }
             )
     return pd.DataFrame(rows)
 
@@ -158,8 +170,13 @@ def _verdict(points, sensitivity=None):
     from ensemble_repro.claims import qwyc as cq
 
     rows = cq.evaluate(
-        {"adult": points}, {}, {}, {"adult": sensitivity or {}},
-        datasets=["adult"], n_trees=500, target_differences=[0.005],
+        {"adult": points},
+        {},
+        {},
+        {"adult": sensitivity or {}},
+        datasets=["adult"],
+        n_trees=500,
+        target_differences=[0.005],
     )
     return next(r for r in rows if r["claim_id"] == "qwyc.fewer_models")
 
@@ -221,7 +238,8 @@ def test_sensitivity_settings_rerun_what_they_affect(model):
     _, _, arrays = model
     q = config()
     pts = ex.sensitivity_job(arrays, "adult", "budget_rule_uniform", q, seed=7)
-    assert set(pts.method) == {"qwyc_joint", "qwyc_natural"} and (pts.budget_rule == "uniform").all()
+    assert set(pts.method) == {"qwyc_joint", "qwyc_natural"}
+    assert (pts.budget_rule == "uniform").all()
     fan = ex.sensitivity_job(arrays, "adult", "fan_score_sigmoid", q, seed=7)
     assert set(fan.method) == {"fan_individual_mse"} and (fan.fan_score == "sigmoid").all()
     lr = ex.sensitivity_job(arrays, "adult", "learning_rate_0.5", q, seed=7)
@@ -265,3 +283,15 @@ def test_paper_vs_ours_reports_spread_over_splits_without_verdicts(model):
     assert row.ours.iloc[0].startswith(f"{d.mean():.3g} +- {d.std(ddof=1):.2g} (n = 2)%")
     fan = table[table.item.str.startswith("Fan* points worse")]
     assert len(fan) == 1 and "accuracy" in fan.ours.iloc[0] and "differences" in fan.ours.iloc[0]
+
+
+def test_train_full_splits_sharing_one_fit_count_once():
+    """Five train_full splits that chose the same learning rate are one deterministic fit:
+    one repeat (Wilson over 1 split: at most partly reproduced), not five."""
+    pts = _points([0.3] * 5, [100] * 5).assign(fit_on="train_full", learning_rate=0.05)
+    row = _verdict(pts)
+    assert row["verdict"] == "partly reproduced" and row["n_repeats"] == 1
+    assert "5 carve-outs, 1 distinct fit(s)" in row["ours"]
+    two_rates = pts.assign(learning_rate=np.where(pts.split < 2, 0.02, 0.05))
+    assert _verdict(two_rates)["n_repeats"] == 2
+    assert _verdict(pts.assign(fit_on="train"))["n_repeats"] == 5

@@ -48,6 +48,7 @@ CHANGES = {
     "jab.timing_m_ratio": 0.4,  # must be one of jab.main.m_ratios
     "knapsack.sa.moves_per_temp": 5,
     "qwyc.smaller_ensembles": [10, 20, 30],  # every entry <= qwyc.gbt.n_estimators (40)
+    "qwyc.sensitivity": ["fit_on_validation"],  # names, not an enum (learning_rate_<r>)
 }
 PARAMS = "params have changed since last execution"
 #: Dry-run reasons that mean "a new job" or "a job gathering changed inputs".

@@ -108,7 +108,9 @@ _QWYC_SPLIT = (
     "Per split, the criterion below; over splits, the share of splits meeting it "
     "with its Wilson interval: reproduced when the interval's low end is >= 0.5, not "
     "reproduced when its high end is < 0.5, else partly. Splits are qwyc.n_splits "
-    "carve-outs (fewer than 4 splits give at most 'partly reproduced'). "
+    "carve-outs; under fit_on: train_full the splits that chose the same learning rate share "
+    "one deterministic fit and count once (fewer than 4 distinct splits give at most 'partly "
+    "reproduced'). "
 )
 
 CLAIMS: dict[str, Claim] = {

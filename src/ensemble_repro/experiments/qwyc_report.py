@@ -188,8 +188,7 @@ def _setting_rows(ds: str, p: pd.DataFrame, q: dict, setting: str) -> list[dict]
             rows.append(
                 {
                     **base,
-                    "item": f"{LABELS[m]}: fewest mean # models at <= {target:g}% test "
-                    "differences",
+                    "item": f"{LABELS[m]}: fewest mean # models at <= {target:g}% differences",
                     "paper": {QWYC_STAR: "2x-4x fewer than T", CROSSFIT: "(extension)"}.get(
                         m, "more than QWYC*"
                     ),
