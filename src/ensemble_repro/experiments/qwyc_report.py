@@ -122,7 +122,10 @@ def plot_sensitivity(
         ax.grid(alpha=0.3, lw=0.4)
     axes[0].set_title(f"{dataset}: trade-off")
     axes[1].set_title(f"{dataset}: fitting set vs test")
-    fig.suptitle(f"Wang, Gupta & You (2018), Figure 1 under inferred-setting changes: {dataset}")
+    fig.suptitle(
+        f"Wang, Gupta & You (2018), Figure 1 under inferred-setting changes: {dataset} "
+        "(mean over splits)"
+    )
     fig.tight_layout()
     fig.subplots_adjust(bottom=(0.5 + legend_in) / height)
     handles, labels = axes[0].get_legend_handles_labels()
