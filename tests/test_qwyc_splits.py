@@ -295,3 +295,54 @@ def test_train_full_splits_sharing_one_fit_count_once():
     two_rates = pts.assign(learning_rate=np.where(pts.split < 2, 0.02, 0.05))
     assert _verdict(two_rates)["n_repeats"] == 2
     assert _verdict(pts.assign(fit_on="train"))["n_repeats"] == 5
+
+
+@pytest.mark.parametrize(("fan_diff", "verdict"), [(5.0, "reproduced"), (0.1, "not reproduced")])
+def test_fan_below_smaller_needs_both_metrics_per_split(fan_diff, verdict):
+    """Fan* below the same split's smaller GBTs on accuracy; on differences above them
+    (reproduced) or below them (not reproduced: stated as a finding against the paper)."""
+    from ensemble_repro.claims import qwyc as cq
+
+    splits = range(5)
+    fan = pd.DataFrame(
+        [
+            {
+                "split": s,
+                "method": "fan_individual_mse",
+                "value": g,
+                "test_mean_evaluated": n,
+                "test_accuracy": 0.80,
+                "test_differences_pct": fan_diff,
+            }
+            for s in splits
+            for g, n in ((1.0, 20.0), (2.0, 60.0))
+        ]
+    )
+    # smaller GBTs: accuracy 0.85 everywhere; differences 1% in each split
+    smaller = pd.DataFrame(
+        [
+            {
+                "split": s,
+                "method": "smaller_same_lr",
+                "n_trees": t,
+                "test_accuracy": 0.85,
+                "test_differences_pct": 1.0,
+            }
+            for s in splits
+            for t in (10, 100)
+        ]
+    )
+    pts = pd.concat([_points([0.3] * 5, [100] * 5), fan], ignore_index=True)
+    rows = cq.evaluate(
+        {"adult": pts},
+        {"adult": smaller},
+        {},
+        {},
+        datasets=["adult"],
+        n_trees=500,
+        target_differences=[0.005],
+    )
+    row = next(r for r in rows if r["claim_id"] == "qwyc.fan_below_smaller")
+    assert row["verdict"] == verdict
+    assert ("finding against the paper" in row["ours"]) == (verdict != "reproduced")
+    assert "Fan* worse on accuracy at 2 of 2 points" in row["ours"]

@@ -17,7 +17,7 @@ from scipy import stats
 from ..experiments.names import CROSSFIT
 from ..experiments.qwyc import LABELS
 from ..experiments.qwyc_report import frontier, with_unaffected
-from .rules import LEVEL, band_verdict, robust_to, wilson
+from .rules import LEVEL, REPRODUCED, band_verdict, robust_to, wilson
 from .table import claim_row, untestable
 
 #: Test-difference level (%) of the 2x-4x claim: the paper's ~0.5% operating point.
@@ -232,6 +232,11 @@ def evaluate(
                 continue
             verdict, iv, k, n, detail = res
             spread = lowest_differences(p) if cid == "qwyc.fewer_models" else ""
+            if cid == "qwyc.fan_below_smaller" and verdict != REPRODUCED:
+                spread += (
+                    "; where Fan* is not worse than the smaller GBTs on both accuracy and "
+                    "differences, that is a finding against the paper's statement"
+                )
             n_all = p["split"].nunique() if on_points and "split" in p else n
             if n_all != n:
                 spread += (
