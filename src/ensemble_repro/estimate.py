@@ -211,8 +211,9 @@ def qwyc_sweep_unit(method: str) -> str:
 
 def qwyc_distinct_fits(method: str, q: dict, fit_on: str, fixed_rate: bool = False) -> int:
     """Splits a sweep really fits: ``train_full`` splits that chose the same learning rate
-    share one fit (at most one per rate; one with a fixed rate) unless orders are random."""
-    if method.endswith("random") or fit_on != "train_full":
+    share one fit (at most one per rate; one with a fixed rate) unless the method draws per
+    split (random orders, cross-fitted halves)."""
+    if method.endswith(("random", "crossfit")) or fit_on != "train_full":
         return q["n_splits"]
     return 1 if fixed_rate else min(q["n_splits"], len(q["gbt"]["learning_rates"]))
 

@@ -223,7 +223,7 @@ def evaluate(
                 for setting, sp in sens.items():
                     r = _over_splits(_splits(with_unaffected(p, sp, setting)), check)
                     if r is not None:
-                        flips[setting] = f"{r[0]}, {r[2]}/{r[3]} splits"
+                        flips[setting] = r[0]  # the verdict, not its split count
             else:
                 res = _over_splits(_splits(timing[ds]), faster_than_fan) if ds in timing else None
                 flips = {}
@@ -251,7 +251,7 @@ def evaluate(
                     verdict=verdict,
                     interval=iv,
                     n_repeats=n,
-                    robust_to=robust_to(f"{verdict}, {k}/{n} splits", flips),
+                    robust_to=robust_to(verdict, flips),
                 )
             )
     rows.append(

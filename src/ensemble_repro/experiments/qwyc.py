@@ -380,7 +380,8 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
     """Tidy rows, one per (split, parameter value, random repetition) of one method.
 
     Splits whose fit is identical (same :class:`FitView` key, e.g. ``train_full`` at the
-    same learning rate) reuse the first one's rows unless the method draws random orders."""
+    same learning rate) reuse the first one's rows unless the method draws per split (random
+    orders, the cross-fitted halves)."""
     with threadpool_limits(1):
         views = arrays if isinstance(arrays, Views) else Views(arrays)
         param, grid = (
@@ -388,8 +389,8 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
             if method.startswith("qwyc")
             else ("gamma", q["fan"]["gamma_grid"])
         )
-        random = method.endswith("random")
-        reps = q["n_random_orders"] if random else 1
+        reps = q["n_random_orders"] if method.endswith("random") else 1
+        random = method.endswith("random") or method == CROSSFIT  # draws per split
         n_splits = n_splits_of(views.arrays)
         prog = Progress(len(grid) * reps, f"{dataset} {method} (per split)", log)
         done: dict[tuple, list[dict]] = {}
@@ -441,8 +442,9 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
 
 def tradeoff_table(sweeps: pd.DataFrame) -> pd.DataFrame:
     """Mean over random repetitions of each (split, method, parameter value): the Figure 1
-    points of every split."""
-    keys = ["dataset", "split", "method", "label", "param", "value"]
+    points of every split, with the split's ``fit_on`` and learning rate (the claims count
+    ``train_full`` splits sharing a rate once)."""
+    keys = ["dataset", "split", "method", "label", "param", "value", "fit_on"]
     cols = [
         "learning_rate",
         "test_mean_evaluated",
