@@ -50,6 +50,7 @@ CHANGES = {
     "knapsack.stop_rules": ["left_tail@0.05", "expected"],  # items are <rule>@<STOP> strings
     "knapsack.adversarial.checkpoints": [10, 30, 100],  # each <= adversarial.evaluations
     "qwyc.smaller_ensembles": [10, 20, 30],  # every entry <= qwyc.gbt.n_estimators (40)
+    "qwyc.sensitivity": ["fit_on_validation"],  # names, not an enum (learning_rate_<r>)
 }
 PARAMS = "params have changed since last execution"
 #: Dry-run reasons that mean "a new job" or "a job gathering changed inputs".

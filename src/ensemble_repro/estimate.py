@@ -207,27 +207,47 @@ def jab_cell_cpu(
 
 
 def qwyc_model_work(dataset: str, q: dict, rows: float) -> float:
-    """GBT tree x row count of the model job (learning-rate search + Nomao importance GBT)."""
-    trees = q["gbt"]["n_estimators"] * len(q["gbt"]["learning_rates"])
+    """GBT tree x row count of the model job: per carve-out the learning-rate search on its
+    fitting rows, the GBT of every rate refitted on all training rows, Nomao's importance GBT."""
+    g = q["gbt"]
+    fit_rows = rows * (1 - g["validation_fraction"])
+    trees = g["n_estimators"] * len(g["learning_rates"]) * (q["n_splits"] * fit_rows + rows)
     if dataset == "nomao":
-        trees += q["gbt"]["importance_trees"]
-    return trees * rows
+        trees += g["importance_trees"] * rows
+    return trees
 
 
 def qwyc_sweep_unit(method: str) -> str:
     """The calibrated sweep kind a method's cost is measured by."""
-    if method in (QWYC_STAR, "qwyc_greedy_mse"):
+    if method in (QWYC_STAR, "qwyc_greedy_mse", "qwyc_crossfit"):
         return QWYC_STAR
     return FAN_STAR if method.startswith("fan") else "qwyc_natural"
 
 
-def qwyc_sweep_work(method: str, q: dict, rows: float) -> float:
-    """Work of one sweep: grid x random orders x rows x T (x T for QWYC*-like orders)."""
+def qwyc_distinct_fits(method: str, q: dict, fit_on: str, fixed_rate: bool = False) -> int:
+    """Splits a sweep really fits: ``train_full`` splits that chose the same learning rate
+    share one fit (at most one per rate; one with a fixed rate) unless the method draws per
+    split (random orders, cross-fitted halves)."""
+    if method.endswith(("random", "crossfit")) or fit_on != "train_full":
+        return q["n_splits"]
+    return 1 if fixed_rate else min(q["n_splits"], len(q["gbt"]["learning_rates"]))
+
+
+def qwyc_sweep_work(method: str, q: dict, rows: float, setting: str = "") -> float:
+    """Work of one sweep: fits x grid x random orders x rows x T (x T for QWYC*-like orders)."""
     T = q["gbt"]["n_estimators"]
     grid = len(q["alpha_grid"]) if method.startswith("qwyc") else len(q["fan"]["gamma_grid"])
     reps = q["n_random_orders"] if method.endswith("random") else 1
     power = 2 if qwyc_sweep_unit(method) == QWYC_STAR else 1
-    return grid * reps * rows * T**power
+    fit_on = q["fit_on"]
+    if setting.startswith("fit_on_"):
+        fit_on = setting.removeprefix("fit_on_")
+    elif setting.startswith("learning_rate_"):
+        fit_on = "train_full"
+    fits = qwyc_distinct_fits(method, q, fit_on, setting.startswith("learning_rate_"))
+    if fit_on != "train_full":
+        rows *= q["gbt"]["validation_fraction"] if fit_on == "validation" else 0.8
+    return fits * grid * reps * rows * T**power
 
 
 def knapsack_evaluations(k: dict) -> int:
@@ -433,7 +453,7 @@ def _qwyc_jobs(q, available, units, start, light, out):
                 "qwyc",
                 start
                 + sum(
-                    qwyc_sweep_work(m, q, rows)
+                    qwyc_sweep_work(m, q, rows, s)
                     * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}")
                     for m in sensitivity_methods(s)
                 ),

@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..experiments.names import CROSSFIT
 from ..experiments.qwyc import LABELS
-from ..experiments.qwyc_report import frontier
-from .rules import LEVEL, band_verdict, robust_to, wilson
+from ..experiments.qwyc_report import frontier, with_unaffected
+from .rules import LEVEL, REPRODUCED, band_verdict, robust_to, wilson
 from .table import claim_row, untestable
 
 #: Test-difference level (%) of the 2x-4x claim: the paper's ~0.5% operating point.
@@ -29,7 +30,21 @@ Check = Callable[[pd.DataFrame], "tuple[bool, str] | None"]
 
 
 def _splits(df: pd.DataFrame) -> list[pd.DataFrame]:
-    return [g for _, g in df.groupby("split", sort=True)] if "split" in df else [df]
+    """One frame per independent split. Under ``fit_on: train_full`` splits that chose the
+    same learning rate share one GBT and one fit (the GBT draws no rows), so they count once:
+    repeating a deterministic fit is not a repeat."""
+    if "split" not in df:
+        return [df]
+    frames = [g for _, g in df.groupby("split", sort=True)]
+    if "fit_on" not in df or "learning_rate" not in df or set(df["fit_on"]) != {"train_full"}:
+        return frames
+    seen, out = set(), []
+    for g in frames:
+        key = tuple(sorted(g["learning_rate"].unique()))
+        if key not in seen:
+            seen.add(key)
+            out.append(g)
+    return out
 
 
 def fewer_models(points: pd.DataFrame, n_trees: int) -> tuple[bool, str] | None:
@@ -43,7 +58,8 @@ def fewer_models(points: pd.DataFrame, n_trees: int) -> tuple[bool, str] | None:
 def beats_fixed_orders(points: pd.DataFrame, targets: Sequence[float]) -> tuple[bool, str] | None:
     """At each target level some method reaches, QWYC* reaches it with the fewest models."""
     ok, parts = [], []
-    others = [m for m in points["method"].unique() if m != QWYC_STAR]
+    # the cross-fitted QWYC* is an extension beyond the paper, not a pre-selected ordering
+    others = [m for m in points["method"].unique() if m not in (QWYC_STAR, CROSSFIT)]
     for target in targets:
         nq = frontier(points, QWYC_STAR, target)
         rivals = {m: frontier(points, m, target) for m in others}
@@ -64,8 +80,11 @@ def beats_fixed_orders(points: pd.DataFrame, targets: Sequence[float]) -> tuple[
 
 def fan_below_smaller(points: pd.DataFrame, smaller: pd.DataFrame) -> tuple[bool, str] | None:
     """More than half the Fan* points are worse than smaller GBTs on accuracy AND differences."""
-    s = smaller[smaller["method"] == "smaller_same_lr"].sort_values("n_trees")
+    s = smaller[smaller["method"] == "smaller_same_lr"]
     f = points[points["method"] == FAN_STAR]
+    if "split" in s and "split" in f and len(f):  # the smaller GBTs of the same split
+        s = s[s["split"] == f["split"].iloc[0]]
+    s = s.sort_values("n_trees")
     if not len(s) or not len(f):
         return None
     x = f["test_mean_evaluated"].to_numpy()
@@ -112,6 +131,27 @@ def faster_than_fan(
             f"(QWYC* at {q.test_differences_pct:.2f}%, Fan* at {f.test_differences_pct:.2f}% "
             "differences)"
         ),
+    )
+
+
+def lowest_differences(points: pd.DataFrame) -> str:
+    """``"; QWYC* at alpha = 0: 0.45 +- 0.12% test differences, <= 0.5% on 4 of 7 splits"``:
+    QWYC*'s lowest reachable test differences, mean +- sd over splits and how often they
+    meet the paper's ~0.5% level."""
+    if "value" not in points:
+        return ""
+    at0 = [
+        g[(g["method"] == QWYC_STAR) & (g["value"] == 0)]["test_differences_pct"]
+        for g in _splits(points)
+    ]
+    v = np.array([float(x.iloc[0]) for x in at0 if len(x)])
+    if not v.size:
+        return ""
+    sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+    ok = int(np.sum(v <= FAITHFUL_PCT + 1e-12))
+    return (
+        f"; QWYC* at alpha = 0: {v.mean():.3g} +- {sd:.2g}% test differences, "
+        f"<= {FAITHFUL_PCT}% on {ok} of {v.size} splits"
     )
 
 
@@ -181,9 +221,9 @@ def evaluate(
                 res = _over_splits(_splits(p), check)
                 flips = {}
                 for setting, sp in sens.items():
-                    r = _over_splits(_splits(sp), check)
+                    r = _over_splits(_splits(with_unaffected(p, sp, setting)), check)
                     if r is not None:
-                        flips[setting] = f"{r[0]}, {r[2]}/{r[3]} splits"
+                        flips[setting] = r[0]  # the verdict, not its split count
             else:
                 res = _over_splits(_splits(timing[ds]), faster_than_fan) if ds in timing else None
                 flips = {}
@@ -191,15 +231,27 @@ def evaluate(
                 rows.append(untestable(cid, ds, "no table row this claim can be read from"))
                 continue
             verdict, iv, k, n, detail = res
+            spread = lowest_differences(p) if cid == "qwyc.fewer_models" else ""
+            if cid == "qwyc.fan_below_smaller" and verdict != REPRODUCED:
+                spread += (
+                    "; where Fan* is not worse than the smaller GBTs on both accuracy and "
+                    "differences, that is a finding against the paper's statement"
+                )
+            n_all = p["split"].nunique() if on_points and "split" in p else n
+            if n_all != n:
+                spread += (
+                    f" ({n_all} carve-outs, {n} distinct fit(s): under train_full the splits "
+                    "that chose the same learning rate share one GBT and count once)"
+                )
             rows.append(
                 claim_row(
                     cid,
                     ds,
-                    ours=f"criterion met on {k} of {n} splits: {detail}",
+                    ours=f"criterion met on {k} of {n} splits{spread}: {detail}",
                     verdict=verdict,
                     interval=iv,
                     n_repeats=n,
-                    robust_to=robust_to(f"{verdict}, {k}/{n} splits", flips),
+                    robust_to=robust_to(verdict, flips),
                 )
             )
     rows.append(

@@ -58,14 +58,30 @@ QWYC_STAR = "qwyc_joint"
 FAN_STAR = "fan_individual_mse"
 #: Methods timed against the full ensemble (Tables 2-4 style).
 TIMING_METHODS = (FAN_STAR, QWYC_STAR)
+#: QWYC* cross-fitted: Algorithm 1's ordering chosen on one half of the fitting rows, the
+#: Algorithm 2 thresholds on the other half. An extension beyond the paper, run when
+#: ``qwyc.orderings`` lists ``crossfit``; never one of the paper's methods in its claims.
+CROSSFIT = "qwyc_crossfit"
 #: Methods re-run in a sensitivity setting: QWYC*, Algorithm-2 thresholds on the natural
-#: order, and Fan* (only when the setting changes what Fan depends on, i.e. ``fit_on``).
+#: order, and Fan* (only when the setting changes what Fan depends on).
 SENSITIVITY_METHODS = (QWYC_STAR, "qwyc_natural", FAN_STAR)
 
 
+def setting_affects(setting: str, method: str) -> bool:
+    """Whether a sensitivity setting changes a method's results: Fan's score only Fan, a
+    budget rule only QWYC, every other setting (``fit_on_*``, ``learning_rate_*``) all."""
+    if setting.startswith("fan_score"):
+        return method.startswith("fan")
+    if setting.startswith("budget_rule"):
+        return method.startswith("qwyc")
+    return True
+
+
 def sensitivity_methods(setting: str) -> list[str]:
-    """The ``SENSITIVITY_METHODS`` a sensitivity setting (e.g. ``fit_on_validation``) reruns."""
-    return [m for m in SENSITIVITY_METHODS if m.startswith("qwyc") or setting.startswith("fit_on")]
+    """The ``SENSITIVITY_METHODS`` a sensitivity setting reruns (those it affects: all three
+    for ``fit_on_*`` and ``learning_rate_*``, QWYC* and natural order for a budget rule,
+    Fan* alone for Fan's score)."""
+    return [m for m in SENSITIVITY_METHODS if setting_affects(setting, m)]
 
 
 def qwyc_method_names(q: Mapping[str, Any]) -> list[str]:
@@ -77,11 +93,21 @@ def qwyc_method_names(q: Mapping[str, Any]) -> list[str]:
 
 
 def check_qwyc_methods(q: Mapping[str, Any], source: str = "the config file") -> None:
-    """Raise :class:`~ensemble_repro.config.ConfigError` unless the sweeps include Fan*.
+    """Raise :class:`~ensemble_repro.config.ConfigError` unless the sweeps include Fan* and
+    every ``learning_rate_<r>`` sensitivity setting names a rate of ``qwyc.gbt.learning_rates``.
 
     The timing table and the paper-vs-ours claims compare QWYC* with Fan*, so
     ``qwyc.fan.orderings`` must list ``individual_mse`` (QWYC* always runs).
     """
+    rates = [float(r) for r in q["gbt"]["learning_rates"]]
+    for s in q["sensitivity"]:
+        if s.startswith("learning_rate_") and float(s.removeprefix("learning_rate_")) not in rates:
+            raise ConfigError(
+                f"Invalid configuration:\n  - config value qwyc.sensitivity lists {s!r}, but "
+                f"{s.removeprefix('learning_rate_')} is not in qwyc.gbt.learning_rates = {rates} "
+                f"(only those rates are refitted on all training rows). Use one of "
+                f"{', '.join(f'learning_rate_{r:g}' for r in rates)} in {source}."
+            )
     if FAN_STAR not in qwyc_method_names(q):
         raise ConfigError(
             "Invalid configuration:\n  - config value qwyc.fan.orderings = "

@@ -68,6 +68,7 @@ _QWYC_MODEL = SEED + (
     "qwyc.nomao_test_fraction",
     "qwyc.smaller_ensembles",
     "qwyc.decision_threshold",
+    "qwyc.n_splits",
 )
 _QWYC_GRIDS = ("qwyc.alpha_grid", "qwyc.fan.gamma_grid")
 _QWYC_SWEEP = SEED + _QWYC_SWITCHES + _QWYC_GRIDS + ("qwyc.n_random_orders",)

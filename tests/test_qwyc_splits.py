@@ -1,0 +1,389 @@
+"""QWYC repeats and the paper's protocol (issue 16): ``fit_on: train_full`` (GBT, ordering and
+thresholds on all training rows after the learning rate is chosen on the carve-out),
+``qwyc.n_splits`` independent carve-outs, and the claim rules over per-split numbers."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+from ensemble_repro.experiments import qwyc as ex
+from ensemble_repro.qwyc import QuitWhenYouCan
+
+
+def config(**over):
+    q = {
+        "budget_rule": "greedy_remaining",
+        "side_split": "joint",
+        "tie_break": "greedy_mse",
+        "fit_on": "train_full",
+        "n_splits": 2,
+        "decision_threshold": 0.0,
+        "alpha_grid": [0.0, 0.05],
+        "n_random_orders": 2,
+        "orderings": ["natural"],
+        "sensitivity": ["fit_on_train"],
+        "smaller_ensembles": [4, 8],
+        "gbt": {
+            "n_estimators": 12,
+            "max_depth": {"adult": 3},
+            "learning_rates": [0.05, 0.5],
+            "validation_fraction": 0.25,
+            "min_samples_leaf": 20,
+        },
+        "fan": {
+            "gamma_grid": [0.5, 2.0],
+            "n_bins": 4,
+            "bin_kind": "quantile",
+            "stats_on_survivors": False,
+            "min_bin_count": 5,
+            "score": "margin",
+            "orderings": ["individual_mse"],
+        },
+        "timing": {"target_differences": [0.005, 0.01]},
+    }
+    q.update(over)
+    return q
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    """Adult-shaped prepared tables of a noisy synthetic problem (train 600, test 300 rows)."""
+    rng = np.random.default_rng(11)
+    out = {}
+    for name, n in (("adult_train", 600), ("adult_test", 300)):
+        X = rng.normal(size=(n, 4))
+        y = (X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + rng.normal(scale=0.8, size=n) > 0).astype(int)
+        df = pd.DataFrame(X, columns=list("abcd")).assign(target=y)
+        path = tmp_path_factory.mktemp("prep") / f"{name}.parquet"
+        df.to_parquet(path)
+        out[name] = path
+    return out
+
+
+@pytest.fixture(scope="module")
+def model(tables):
+    return ex.model_job("adult", config(), 7, tables)
+
+
+def _naive_rate(Xtr, ytr, fit, val, q, seed):
+    """The rate of lowest validation log-loss at T trees, by scikit-learn's own predictions."""
+    losses = {}
+    for lr in q["gbt"]["learning_rates"]:
+        m = ex._gbt(q, "adult", lr, seed).fit(Xtr[fit], ytr[fit])
+        p = np.clip(m.predict_proba(Xtr[val])[:, 1], 1e-15, 1 - 1e-15)
+        losses[lr] = -np.mean(ytr[val] * np.log(p) + (1 - ytr[val]) * np.log(1 - p))
+    return min(losses, key=lambda r: (losses[r], r))
+
+
+def test_train_full_refits_on_all_rows_at_the_rate_chosen_on_the_carve_out(tables, model):
+    """fit_on=train_full: the learning rate is the naive validation choice on the carve-out,
+    the GBT is refitted on ALL training rows at that rate, and ordering and thresholds are
+    fitted on all training rows (QWYC* fitted directly on them gives the same points)."""
+    q, seed = config(), 7
+    _, _, arrays = model
+    Xtr, ytr, Xte = arrays["X_train"], arrays["y_train"], arrays["X_test"]
+    assert len(ytr) == 600
+    for s in range(q["n_splits"]):
+        fit, val = arrays[f"s{s}_train_rows"], arrays[f"s{s}_validation_rows"]
+        assert len(val) == 150 and len(fit) == 450 and not set(fit) & set(val)
+        lr = _naive_rate(Xtr, ytr, fit, val, q, seed)
+        assert float(arrays[f"s{s}_learning_rate"]) == lr
+        v = ex.Views(arrays).view(s, q)
+        assert v.F.shape == (600, 12) and v.learning_rate == lr
+        ref = HistGradientBoostingClassifier(
+            learning_rate=lr,
+            max_iter=12,
+            max_depth=3,
+            min_samples_leaf=20,
+            early_stopping=False,
+            max_leaf_nodes=None,
+            random_state=seed,
+        ).fit(Xtr, ytr)
+        np.testing.assert_allclose(v.base + v.F_test.sum(axis=1), ref.decision_function(Xte))
+        np.testing.assert_allclose(v.base + v.F.sum(axis=1), ref.decision_function(Xtr))
+    pts = ex.sweep_job(arrays, "adult", "qwyc_joint", q, seed)
+    assert (pts.n_fit == 600).all()
+    v0 = ex.Views(arrays).view(0, q)
+    for r in pts[pts.split == 0].itertuples():
+        dec, nev = QuitWhenYouCan(r.value).fit_scores(v0.base, v0.F).evaluate(v0.F_test)
+        assert r.test_mean_evaluated == pytest.approx(nev.mean())
+
+
+def test_fit_on_train_uses_the_carve_out_gbt_and_rows(model):
+    _, _, arrays = model
+    q = config(fit_on="train")
+    v = ex.Views(arrays).view(1, q)
+    assert len(v.F) == 450 and v.key == ("train", 1)
+    with pytest.raises(ValueError, match="fit_on must be one of train_full, train, validation"):
+        ex.Views(arrays).view(0, config(fit_on="test"))
+
+
+def test_splits_differ_and_are_deterministic_from_the_seed(tables, model):
+    search, smaller, arrays = model
+    again = ex.model_job("adult", config(), 7, tables)[2]
+    other = ex.model_job("adult", config(), 8, tables)[2]
+    for k in arrays:
+        np.testing.assert_array_equal(arrays[k], again[k])
+    assert not np.array_equal(arrays["s0_validation_rows"], arrays["s1_validation_rows"])
+    assert not np.array_equal(arrays["s0_validation_rows"], other["s0_validation_rows"])
+    assert sorted(search.split.unique()) == [0, 1] and sorted(smaller.split.unique()) == [0, 1]
+    sw = ex.sweep_job(arrays, "adult", "qwyc_joint", config(fit_on="train"), 7)
+    a, b = (sw[sw.split == s].fit_mean_evaluated.to_numpy() for s in (0, 1))
+    assert not np.allclose(a, b)
+
+
+def test_crossfit_orders_on_one_half_and_thresholds_on_the_other(model):
+    _, _, arrays = model
+    v = ex.Views(arrays).view(0, config())
+    est, Fb = ex.fit_method("qwyc_crossfit", 0.0, config(), 7, 0, 0, v.F, v.base)
+    perm = np.random.default_rng([7, 5, 0]).permutation(600)
+    np.testing.assert_array_equal(Fb, v.F[np.sort(perm[300:])])
+    order = QuitWhenYouCan(0.0).fit_scores(v.base, v.F[np.sort(perm[:300])]).order_
+    np.testing.assert_array_equal(est.order_, order)
+    ref = QuitWhenYouCan(0.0, ordering=order).fit_scores(v.base, Fb)
+    np.testing.assert_array_equal(est.eps_minus_, ref.eps_minus_)
+
+
+# ---------------------------------------------------------------- claim rules over splits
+def _points(diffs, models, n_splits=5):
+    """QWYC* (alpha = 0) and natural-order points per split with the given test differences
+    (%) and mean # models of QWYC*."""
+    rows = []
+    for s in range(n_splits):
+        for m, d, n in (("qwyc_joint", diffs[s], models[s]), ("qwyc_natural", 0.0, 400.0)):
+            rows.append(
+                {
+                    "dataset": "adult",
+                    "split": s,
+                    "method": m,
+                    "value": 0.0,
+                    "test_differences_pct": d,
+                    "test_mean_evaluated": n,
+                    "test_accuracy": 0.85,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _verdict(points, sensitivity=None):
+    from ensemble_repro.claims import qwyc as cq
+
+    rows = cq.evaluate(
+        {"adult": points},
+        {},
+        {},
+        {"adult": sensitivity or {}},
+        datasets=["adult"],
+        n_trees=500,
+        target_differences=[0.005],
+    )
+    return next(r for r in rows if r["claim_id"] == "qwyc.fewer_models")
+
+
+@pytest.mark.parametrize(
+    ("diffs", "models", "verdict", "met"),
+    [
+        ([0.3, 0.2, 0.4, 0.1, 0.3], [100] * 5, "reproduced", "5 of 5"),  # holds on every split
+        ([0.8, 0.9, 0.6, 0.7, 1.0], [100] * 5, "not reproduced", "0 of 5"),  # fails on every one
+        ([0.5] * 5, [250] * 5, "reproduced", "5 of 5"),  # edge: exactly 0.5% and T / 2 models
+        ([0.5] * 5, [251] * 5, "not reproduced", "0 of 5"),  # just past the edge (1.99x)
+        ([0.3, 0.3, 0.8, 0.8, 0.8], [100] * 5, "partly reproduced", "2 of 5"),
+    ],
+)
+def test_fewer_models_rule_over_splits(diffs, models, verdict, met):
+    row = _verdict(_points(diffs, models))
+    assert row["verdict"] == verdict
+    assert f"criterion met on {met} splits" in row["ours"]
+    sd = np.std(diffs, ddof=1)
+    assert f"QWYC* at alpha = 0: {np.mean(diffs):.3g} +- {sd:.2g}% test differences" in row["ours"]
+
+
+def test_a_setting_rerunning_only_fan_keeps_the_qwyc_points():
+    """A Fan-score setting reruns Fan* alone; QWYC* claims read the main QWYC* points there,
+    so the verdict stays (before: no QWYC* point -> a spurious flip)."""
+    pts = _points([0.3] * 5, [100] * 5)
+    fan = pts[pts.method == "qwyc_natural"].assign(method="fan_individual_mse")
+    flipper = _points([0.9] * 5, [100] * 5)
+    six = _points([0.4] * 6, [90] * 6, n_splits=6)  # same verdict on 6 of 6 splits: no flip
+    row = _verdict(pts, {"fan_score_sigmoid": fan, "fit_on_train": flipper, "lr": six})
+    assert row["robust_to"] == "2 of 3 (flips under: fit_on_train)"
+
+
+# ---------------------------------------------------------------- sensitivity settings
+def test_sensitivity_fit_on_validation_fits_on_the_carve_out(model):
+    """fit_on=validation: each point equals QWYC* fitted directly on the carve-out's 20% rows
+    of the carve-out's GBT (naive reference); the fitting-set budget holds there."""
+    from ensemble_repro.experiments import names
+
+    _, _, arrays = model
+    q = config()
+    pts = ex.sensitivity_job(arrays, "adult", "fit_on_validation", q, seed=7)
+    assert set(pts.method) == set(names.SENSITIVITY_METHODS)
+    assert (pts.setting == "fit_on_validation").all() and (pts.fit_on == "validation").all()
+    for s in range(2):
+        v = ex.Views(arrays).view(s, {**q, "fit_on": "validation"})
+        _, forest = ex.forest_from(arrays, f"s{s}_carve")
+        np.testing.assert_array_equal(
+            v.F, forest.contributions(arrays["X_train"][arrays[f"s{s}_validation_rows"]])
+        )
+        full = v.base + v.F_test.sum(axis=1) >= 0
+        for r in pts[(pts.method == "qwyc_joint") & (pts.split == s)].itertuples():
+            dec, nev = QuitWhenYouCan(r.value).fit_scores(v.base, v.F).evaluate(v.F_test)
+            assert r.test_mean_evaluated == pytest.approx(nev.mean())
+            assert r.test_differences_pct == pytest.approx(100 * np.mean(dec != full))
+            assert r.fit_differences_pct <= 100 * np.floor(r.value * 150) / 150 + 1e-9
+
+
+def test_sensitivity_settings_rerun_what_they_affect(model):
+    _, _, arrays = model
+    q = config()
+    pts = ex.sensitivity_job(arrays, "adult", "budget_rule_uniform", q, seed=7)
+    assert set(pts.method) == {"qwyc_joint", "qwyc_natural"}
+    assert (pts.budget_rule == "uniform").all()
+    fan = ex.sensitivity_job(arrays, "adult", "fan_score_sigmoid", q, seed=7)
+    assert set(fan.method) == {"fan_individual_mse"} and (fan.fan_score == "sigmoid").all()
+    lr = ex.sensitivity_job(arrays, "adult", "learning_rate_0.5", q, seed=7)
+    assert (lr.learning_rate == 0.5).all() and len(lr.split.unique()) == 2
+    with pytest.raises(ValueError, match="setting must be one of"):
+        ex.sensitivity_config(q, "fit_on_test")
+    with pytest.raises(ValueError, match=r"learning_rate must be one of qwyc.gbt.learning_rates"):
+        ex.sensitivity_job(arrays, "adult", "learning_rate_0.3", q, seed=7)
+
+
+def test_paper_vs_ours_reports_spread_over_splits_without_verdicts(model):
+    from ensemble_repro.claims.rules import VERDICTS
+    from ensemble_repro.experiments import qwyc_report
+
+    _, smaller, arrays = model
+    q = config()
+    pts = pd.concat(
+        [
+            ex.tradeoff_table(ex.sweep_job(arrays, "adult", m, q, seed=7))
+            for m in ("qwyc_joint", "qwyc_natural", "fan_individual_mse")
+        ],
+        ignore_index=True,
+    )
+    sens = ex.sensitivity_job(arrays, "adult", "fit_on_train", q, seed=7)
+    timing = pd.DataFrame(
+        {
+            "dataset": ["adult"] * 2,
+            "method": ["qwyc_joint", "fan_individual_mse"],
+            "target_differences_pct": [0.5, 0.5],
+            "test_differences_pct": [0.9, 0.4],
+            "speedup_vs_fan": [1.5, np.nan],
+            "speedup_vs_full": [3.0, 2.0],
+        }
+    )
+    table = qwyc_report.paper_vs_ours(pts, smaller, timing, q, sens)
+    text = table.to_csv().lower()
+    for word in ("holds", "true", "false", "not observed", *VERDICTS):
+        assert word not in text
+    row = table[(table.setting == "fit_on_train") & table.item.str.startswith("QWYC* at alpha")]
+    d = sens[(sens.method == "qwyc_joint") & (sens.value == 0)].test_differences_pct
+    assert row.ours.iloc[0].startswith(f"{d.mean():.3g} +- {d.std(ddof=1):.2g} (n = 2)%")
+    fan = table[table.item.str.startswith("Fan* points worse")]
+    assert len(fan) == 1 and "accuracy" in fan.ours.iloc[0] and "differences" in fan.ours.iloc[0]
+
+
+def test_train_full_splits_sharing_one_fit_count_once():
+    """Five train_full splits that chose the same learning rate are one deterministic fit:
+    one repeat (Wilson over 1 split: at most partly reproduced), not five."""
+    pts = _points([0.3] * 5, [100] * 5).assign(fit_on="train_full", learning_rate=0.05)
+    row = _verdict(pts)
+    assert row["verdict"] == "partly reproduced" and row["n_repeats"] == 1
+    assert "5 carve-outs, 1 distinct fit(s)" in row["ours"]
+    two_rates = pts.assign(learning_rate=np.where(pts.split < 2, 0.02, 0.05))
+    assert _verdict(two_rates)["n_repeats"] == 2
+    assert _verdict(pts.assign(fit_on="train"))["n_repeats"] == 5
+
+
+@pytest.mark.parametrize(("fan_diff", "verdict"), [(5.0, "reproduced"), (0.1, "not reproduced")])
+def test_fan_below_smaller_needs_both_metrics_per_split(fan_diff, verdict):
+    """Fan* below the same split's smaller GBTs on accuracy; on differences above them
+    (reproduced) or below them (not reproduced: stated as a finding against the paper)."""
+    from ensemble_repro.claims import qwyc as cq
+
+    splits = range(5)
+    fan = pd.DataFrame(
+        [
+            {
+                "split": s,
+                "method": "fan_individual_mse",
+                "value": g,
+                "test_mean_evaluated": n,
+                "test_accuracy": 0.80,
+                "test_differences_pct": fan_diff,
+            }
+            for s in splits
+            for g, n in ((1.0, 20.0), (2.0, 60.0))
+        ]
+    )
+    # smaller GBTs: accuracy 0.85 everywhere; differences 1% in each split
+    smaller = pd.DataFrame(
+        [
+            {
+                "split": s,
+                "method": "smaller_same_lr",
+                "n_trees": t,
+                "test_accuracy": 0.85,
+                "test_differences_pct": 1.0,
+            }
+            for s in splits
+            for t in (10, 100)
+        ]
+    )
+    pts = pd.concat([_points([0.3] * 5, [100] * 5), fan], ignore_index=True)
+    rows = cq.evaluate(
+        {"adult": pts},
+        {"adult": smaller},
+        {},
+        {},
+        datasets=["adult"],
+        n_trees=500,
+        target_differences=[0.005],
+    )
+    row = next(r for r in rows if r["claim_id"] == "qwyc.fan_below_smaller")
+    assert row["verdict"] == verdict
+    assert ("finding against the paper" in row["ours"]) == (verdict != "reproduced")
+    assert "Fan* worse on accuracy at 2 of 2 points" in row["ours"]
+
+
+def test_crossfit_draws_its_halves_per_split_even_when_the_fit_is_shared(model):
+    """train_full splits with one learning rate share the GBT, but each split's cross-fit
+    halves differ: its rows are not copied from split 0 (as the random orders)."""
+    _, _, arrays = model
+    q = config()
+    arrays = {**arrays, "s1_learning_rate": arrays["s0_learning_rate"]}  # one shared fit
+    sw = ex.sweep_job(arrays, "adult", "qwyc_crossfit", q, 7)
+    v = ex.Views(arrays).view(1, q)
+    est, Fb = ex.fit_method("qwyc_crossfit", 0.0, q, 7, 1, 0, v.F, v.base)
+    row = sw[(sw.split == 1) & (sw.value == 0.0)].iloc[0]
+    assert row.fit_mean_evaluated == pytest.approx(est.evaluate(Fb)[1].mean())
+
+
+def test_pipeline_points_of_train_full_splits_sharing_a_rate_count_once(model):
+    """The Figure 1 table carries fit_on and the learning rate, so the claims see that two
+    train_full splits with one rate are one fit (and two carve-out fits are two)."""
+    from ensemble_repro.claims import qwyc as cq
+
+    _, _, arrays = model
+    arrays = {**arrays, "s1_learning_rate": arrays["s0_learning_rate"]}
+    for fit_on, n in (("train_full", 1), ("train", 2)):
+        q = config(fit_on=fit_on)
+        pts = pd.concat(
+            [
+                ex.tradeoff_table(ex.sweep_job(arrays, "adult", m, q, 7))
+                for m in ("qwyc_joint", "qwyc_natural")
+            ]
+        )
+        rows = cq.evaluate(
+            {"adult": pts},
+            {},
+            {},
+            {},
+            datasets=["adult"],
+            n_trees=12,
+            target_differences=[0.05],
+        )
+        assert next(r for r in rows if r["claim_id"] == "qwyc.fewer_models")["n_repeats"] == n
