@@ -117,9 +117,14 @@ def test_report_shows_tables_as_html_and_each_figure_with_its_own_caption(report
         if e["path"].endswith(".csv"):
             html = "results/html/" + e["path"].removeprefix("results/").removesuffix(".csv")
             assert html + ".html" in paths, f"{e['path']} ({e['rule']}) has no HTML rendering"
-    # J+aB: tables and verdicts only as HTML, no CSV / Markdown download in the report
+    # every paper: tables and verdicts only as HTML, no CSV / Markdown download in the report
+    downloads = [
+        e["path"]
+        for e in report_entries
+        if e["path"].endswith((".csv", ".md")) and e["rule"] != "results_index"  # the file guide
+    ]
+    assert not downloads, downloads
     jab = [e for e in report_entries if e["rule"].startswith("jab_")]
-    assert not [e["path"] for e in jab if e["path"].endswith((".csv", ".md"))]
     assert "results/html/jab/tables/table_S3_communities.html" in paths
     # each J+aB figure: one entry whose caption names that paper figure and differs from the rest
     figures = [e for e in jab if e["path"].endswith((".png", ".pdf", ".svg"))]
