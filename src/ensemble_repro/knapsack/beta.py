@@ -10,12 +10,15 @@ MAXSTEP (eq. 29) and ``stopping_rule`` turns them into the STOP test (eq. 25).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
 from .energy import _check_probabilities, check_pool, max_affordable
+
+if TYPE_CHECKING:  # pandas is not in the bare install; q_moment_curve imports it when called
+    import pandas as pd
 
 
 def fit_beta(p, method: str = "moments") -> tuple[float, float]:
@@ -171,6 +174,8 @@ def q_moment_curve(ells, a: float, b: float) -> pd.DataFrame:
     """
     mean_limit, var_limit = q_limits(a, b)
     rows = [(int(ell), *q_moments(ell, a, b)) for ell in np.atleast_1d(ells)]
+    import pandas as pd  # the bare install has no pandas; only this table needs it
+
     out = pd.DataFrame(rows, columns=["ell", "mean", "var"])
     out["mean_limit"], out["var_limit"] = mean_limit, var_limit
     return out
