@@ -156,6 +156,7 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
         "knapsack.adversarial.evaluations",
     ),
     "paper_vs_ours": (),
+    "verdict_forest": (),
     "results_index": (),
 }
 
