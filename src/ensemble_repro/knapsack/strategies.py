@@ -8,6 +8,8 @@ give are options marked [I] (spec ensembles-spec.md §4.2-4.4, 4.6).
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +21,31 @@ from .energy import check_pool, efficiency, majority_vote_accuracy, max_affordab
 
 #: Default escape parameter MAXSTEP (search steps: constructions or evaluations) [I, spec §4.6].
 MAXSTEP = 10_000
+
+#: Pool size above which ``greedy_backward(key="accuracy")`` warns: it makes O(n²) energy
+#: evaluations of O(n²) each (400 members take about 25 s, 1500 several minutes).
+GREEDY_BACKWARD_WARN = 300
+
+
+def _check_count(name: str, value, *, allow_none: bool = False):
+    """``value`` as a positive int (or None when allowed), else a ValueError naming ``name``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
+        return int(value)
+    expected = "a positive integer" + (" or None" if allow_none else "")
+    raise ValueError(f"{name} must be {expected}; got {value!r}")
+
+
+def _check_bounded(maxstep, stop) -> None:
+    """Refuse a run that nothing would end: no ``maxstep`` and no stopping rule."""
+    if stop is not None and not isinstance(stop, StoppingRule):
+        raise ValueError(f"stop must be a StoppingRule or None; got {type(stop).__name__}")
+    if maxstep is None and stop is None:
+        raise ValueError(
+            "maxstep=None needs a stopping rule (stop=stopping_rule(...)): with neither, "
+            "the search would never end; give maxstep a positive integer"
+        )
 
 
 @dataclass(frozen=True)
@@ -86,8 +113,7 @@ class _Search:
     ):
         if even not in ("drop_min", "strict"):
             raise ValueError(f"even must be 'drop_min' or 'strict'; got {even!r}")
-        if maxstep is not None and maxstep < 1:
-            raise ValueError(f"maxstep must be a positive number of steps; got {maxstep!r}")
+        maxstep = _check_count("maxstep", maxstep, allow_none=True)
         self.p, self.t, self.budget = p, t, budget
         self.even, self.stop, self.maxstep, self.unit = even, stop, maxstep, unit
         self.evaluations = self.steps = 0
@@ -389,6 +415,14 @@ def greedy_backward(
     search = _Search(p, t, budget, even, maxstep=None)
     mask = t <= budget * (1 + _TOL)
     useful = p / t
+    if key == "accuracy" and mask.sum() > GREEDY_BACKWARD_WARN:
+        warnings.warn(
+            f"greedy_backward(key='accuracy') on {int(mask.sum())} affordable members makes "
+            "O(n²) energy evaluations of O(n²) each (400 members take about 25 s, 1500 "
+            "several minutes); key='usefulness' or greedy_forward scale better",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def removals(m):
         idx = np.flatnonzero(m)
@@ -504,6 +538,12 @@ def monte_carlo(
     (array([1, 2, 3]), 50, 'maxstep')
     """
     p, t, budget = check_pool(p, t, budget)
+    batch = _check_count("batch", batch)
+    _check_bounded(maxstep, stop)
+    if sampler not in ("uniform_size", "uniform_subset", "bernoulli"):
+        raise ValueError(
+            f"sampler must be 'uniform_subset', 'uniform_size' or 'bernoulli'; got {sampler!r}"
+        )
     rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     while not search.done:
@@ -622,6 +662,12 @@ def simulated_annealing(
             "rho, accept0 and tmin_ratio must lie in (0, 1); got "
             f"{rho!r}, {accept0!r}, {tmin_ratio!r}"
         )
+    if not (
+        isinstance(probe_moves, numbers.Integral)
+        and not isinstance(probe_moves, bool)
+        and probe_moves >= 0
+    ):
+        raise ValueError(f"probe_moves must be a non-negative integer; got {probe_moves!r}")
     if moves_per_temp == "budget" and maxstep is None:
         raise ValueError("moves_per_temp='budget' spreads the schedule over maxstep; give maxstep")
     if moves_per_temp not in (None, "budget") and not (
@@ -749,6 +795,8 @@ def stochastic_search(
         raise ValueError(f"steps must be 'constructions' or 'evaluations'; got {steps!r}")
     if copies not in ("maximal", "odd"):
         raise ValueError(f"copies must be 'maximal' or 'odd'; got {copies!r}")
+    batch = _check_count("batch", batch)
+    _check_bounded(maxstep, stop)
     rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep, unit=steps)
     n = p.size
