@@ -153,3 +153,31 @@ def test_nan_refused_where_the_model_refuses_it(data):
     hgb = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
     qwyc = QuitWhenYouCan(alpha=0.0).fit(X, model=hgb)
     assert np.array_equal(qwyc.predict(Xn), hgb.predict(Xn))
+
+
+# --- parameters ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"stats_on_survivors": "no"}, "stats_on_survivors must be True or False; got 'no'"),
+        ({"n_bins": True}, "n_bins must be an integer >= 1; got True"),
+        ({"gamma": True}, r"gamma must be a number >= 0 \(inf allowed\); got True"),
+    ],
+)
+def test_fan_parameters_checked(params, message):
+    from ensemble_repro.qwyc import FanEarlyStopping
+
+    F = np.random.default_rng(0).normal(size=(50, 4))
+    kwargs = {"gamma": 1.0, **params}
+    with pytest.raises(ValueError, match=message):
+        FanEarlyStopping(**kwargs).fit_scores(0.0, F)
+
+
+def test_qwyc_alpha_bool_refused():
+    from ensemble_repro.qwyc import QuitWhenYouCan
+
+    F = np.random.default_rng(0).normal(size=(50, 4))
+    with pytest.raises(ValueError, match=r"alpha must be a number in \[0, 1\); got False"):
+        QuitWhenYouCan(alpha=False).fit_scores(0.0, F)

@@ -325,7 +325,7 @@ default="joint"
 
     def _check_params(self, T):
         a = self.alpha
-        if not (isinstance(a, numbers.Real) and 0 <= a < 1):
+        if isinstance(a, bool) or not (isinstance(a, numbers.Real) and 0 <= a < 1):
             raise ValueError(f"alpha must be a number in [0, 1); got {a!r}")
         for name, value, allowed in (
             ("budget_rule", self.budget_rule, BUDGET_RULES),
@@ -495,11 +495,16 @@ default="individual_mse"
         self.random_state = random_state
 
     def _check_params(self):
-        if not (isinstance(self.gamma, numbers.Real) and self.gamma >= 0):
-            raise ValueError(f"gamma must be a number >= 0 (inf allowed); got {self.gamma!r}")
+        g = self.gamma
+        if isinstance(g, bool) or not (isinstance(g, numbers.Real) and g >= 0):
+            raise ValueError(f"gamma must be a number >= 0 (inf allowed); got {g!r}")
         for name, v in (("n_bins", self.n_bins), ("min_bin_count", self.min_bin_count)):
-            if not (isinstance(v, numbers.Integral) and v >= 1):
+            if isinstance(v, bool) or not (isinstance(v, numbers.Integral) and v >= 1):
                 raise ValueError(f"{name} must be an integer >= 1; got {v!r}")
+        if not isinstance(self.stats_on_survivors, (bool, np.bool_)):
+            raise ValueError(
+                f"stats_on_survivors must be True or False; got {self.stats_on_survivors!r}"
+            )
         for name, value, allowed in (
             ("bin_kind", self.bin_kind, BIN_KINDS),
             ("bin_score", self.bin_score, BIN_SCORES),
