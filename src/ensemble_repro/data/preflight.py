@@ -79,9 +79,11 @@ class _HashCache:
         self.entries: dict[str, dict] = {}
         if path.is_file():
             try:
-                self.entries = read_json(path)
-            except ValueError:
-                self.entries = {}
+                entries = read_json(path)
+            except (ValueError, OSError):  # unreadable or malformed: hash again
+                entries = {}
+            if isinstance(entries, dict):
+                self.entries = {k: v for k, v in entries.items() if isinstance(v, dict)}
         self.dirty = False
 
     def sha256(self, path: Path, gz: bool, expected: str | None) -> str:
@@ -95,11 +97,13 @@ class _HashCache:
         }
         key = str(path.resolve())
         hit = self.entries.get(key)
+        hashed_ns = hit.get("hashed_ns") if hit else None
         if (
             hit
             and {k: hit.get(k) for k in stamp} == stamp
-            and hit["sha256"] == expected
-            and max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < hit["hashed_ns"]
+            and hit.get("sha256") == expected
+            and isinstance(hashed_ns, int)
+            and max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < hashed_ns
         ):
             return hit["sha256"]
         digest = gunzip_sha256(path) if gz else sha256_file(path)
@@ -129,6 +133,14 @@ def _check_mirror_file(mirror: Path, raw: RawFile, cache: _HashCache, needed_by:
         )
     try:
         actual = cache.sha256(path, gz=True, expected=raw.sha256)
+    except PermissionError:
+        raise DataError(
+            f"Mirror file {path} cannot be read: permission denied (needed for the data set "
+            f"{needed_by}); the file itself is not at fault. Fix: give your user read access "
+            f"(`ls -l {path}` shows its owner and mode; `chmod u+r` if it is yours, otherwise "
+            "ask its owner), or point data.mirror (or ENSEMBLE_REPRO_MIRROR) at a mirror you "
+            "can read, or remove 'mirror' from data.sources to download the file instead."
+        ) from None
     except DataError as err:
         raise DataError(f"Mirror file {path} is corrupt: {err} " + _fix(path)) from None
     if actual != raw.sha256:
