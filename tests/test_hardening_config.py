@@ -115,6 +115,11 @@ def test_unreadable_files_are_located(tmp_path, capsys, content, where, problem)
     assert "Traceback" not in err
 
 
+def test_empty_file_refused_as_snakemake_refuses_it(tmp_path, capsys):
+    status, err, path = _check(tmp_path, capsys, "# only a comment\n")
+    assert status == 1 and f"config file {path} is empty (or only comments)" in err, err
+
+
 def test_missing_file_and_directory(tmp_path, capsys):
     with pytest.raises(ConfigError, match=r"config file .*nope.yaml does not exist"):
         load_yaml_file(tmp_path / "nope.yaml")

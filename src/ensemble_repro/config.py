@@ -153,7 +153,7 @@ def load_yaml_file(path: str | Path) -> Any:
 
     Refused besides syntax errors: bytes that are not UTF-8, control characters, a key given
     twice in one mapping, YAML 1.1 octal / base-60 numbers, aliases expanding past
-    :data:`MAX_NODES` values, and a top level that is not a mapping of keys. (Snakemake's own
+    :data:`MAX_NODES` values, an empty file and a top level that is not a mapping of keys. (Snakemake's own
     message for a config file it cannot parse names neither file nor line.)
 
     Parameters
@@ -163,8 +163,8 @@ def load_yaml_file(path: str | Path) -> Any:
 
     Returns
     -------
-    dict or None
-        The file's mapping (None for an empty file).
+    dict
+        The file's mapping.
     """
     try:
         raw = Path(path).read_bytes()
@@ -222,7 +222,12 @@ def load_yaml_file(path: str | Path) -> Any:
             "Fix the syntax there (indent with spaces, not tabs; close every bracket and quote; "
             "put a space after each ':')",
         ) from None
-    if data is not None and not isinstance(data, dict):
+    if data is None:
+        raise ConfigError(
+            f"config file {path} is empty (or only comments); Snakemake refuses such a file. "
+            "Put at least one key in it (e.g. 'seed: 0'), or leave it out"
+        )
+    if not isinstance(data, dict):
         raise _located(
             path,
             text,
@@ -631,7 +636,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--schema", type=Path, default=Path("workflow/schemas/config.schema.yaml"))
     args = parser.parse_args(argv)
     try:
-        layers = [(str(f), load_yaml_file(f) or {}) for f in args.files]
+        layers = [(str(f), load_yaml_file(f)) for f in args.files]
         config: dict = {}
         for _, data in layers:
             merge(config, data)
