@@ -181,3 +181,38 @@ def test_qwyc_alpha_bool_refused():
     F = np.random.default_rng(0).normal(size=(50, 4))
     with pytest.raises(ValueError, match=r"alpha must be a number in \[0, 1\); got False"):
         QuitWhenYouCan(alpha=False).fit_scores(0.0, F)
+
+
+def test_timer_checks_arrays_changed_in_place_after_construction(model):
+    X, _, base, forest = model
+    timer = CascadeTimer(forest, base)
+    cascade = never_stop(forest.n_trees)
+    cascade.order[0] = 10**8  # the dataclass is frozen, its arrays are not
+    with pytest.raises(ValueError, match=r"order must be a permutation of range\(4\)"):
+        timer.run(cascade, X)
+    bad = dataclasses.replace(forest, roots=forest.roots.copy())
+    bad.roots[1] = 10**8
+    timer = CascadeTimer(bad, base)
+    with pytest.raises(ValueError, match="roots must be at least one node index"):
+        timer.run(never_stop(forest.n_trees), X)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("forest", 0.0), "forest must be a FlatForest .*got str"),
+        ((None, float("nan")), r"base must be a finite number .*got nan"),
+    ],
+)
+def test_timer_arguments_checked(model, args, message):
+    _, _, _, forest = model
+    forest_arg = forest if args[0] is None else args[0]
+    with pytest.raises(ValueError, match=message):
+        CascadeTimer(forest_arg, args[1])
+
+
+def test_per_example_times_runs_checked(model):
+    X, _, base, forest = model
+    timer = CascadeTimer(forest, base)
+    with pytest.raises(ValueError, match="runs must be a positive integer; got 0"):
+        timer.per_example_times({"full": never_stop(forest.n_trees)}, X, runs=0)

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import errno
 import hashlib
+import numbers
 import os
 import shutil
 import stat
@@ -318,6 +320,14 @@ class CascadeTimer:
     """
 
     def __init__(self, forest: FlatForest, base: float):
+        if not isinstance(forest, FlatForest):
+            raise ValueError(
+                f"forest must be a FlatForest (from flatten_model); got {type(forest).__name__}"
+            )
+        if isinstance(base, bool) or not (
+            isinstance(base, numbers.Real) and np.isfinite(float(base))
+        ):
+            raise ValueError(f"base must be a finite number (from flatten_model); got {base!r}")
         self.forest = forest
         self.base = float(base)
         self._lib = _library()
@@ -341,7 +351,10 @@ class CascadeTimer:
         seconds : float
             Wall time of the C loop over all N examples.
         """
-        fo = self.forest
+        # checked again here (arrays can be changed in place after construction): an index
+        # out of range would make the C loop read outside its arrays
+        fo = dataclasses.replace(self.forest)
+        cascade = dataclasses.replace(cascade)
         if cascade.order.size != fo.n_trees:
             raise ValueError(
                 f"cascade has {cascade.order.size} steps but the forest {fo.n_trees} trees"
@@ -396,6 +409,8 @@ class CascadeTimer:
         dict
             Name -> ndarray of shape (runs,), seconds per example in each round.
         """
+        if isinstance(runs, bool) or not (isinstance(runs, numbers.Integral) and runs >= 1):
+            raise ValueError(f"runs must be a positive integer; got {runs!r}")
         out = {name: np.empty(runs) for name in cascades}
         n = np.asarray(X).shape[0]
         for r in range(runs):
