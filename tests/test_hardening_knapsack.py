@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ensemble_repro.knapsack import (
+    StoppingRule,
     efficiency,
     greedy_backward,
     majority_vote_accuracy,
@@ -38,8 +39,26 @@ def no_hang():
 
 @pytest.mark.parametrize("strategy", [monte_carlo, stochastic_search])
 def test_unbounded_search_refused(no_hang, strategy):
-    with pytest.raises(ValueError, match=r"maxstep=None needs a stopping rule \(stop="):
+    """No maxstep and no rule, or a rule without its own MAXSTEP whose threshold cannot be
+    reached (q <= 1): both would never return."""
+    msg = r"maxstep=None needs a stopping rule with its own MAXSTEP"
+    with pytest.raises(ValueError, match=msg):
         strategy(P, T, 4.0, maxstep=None, random_state=0)
+    out_of_reach = StoppingRule("expected", 1.5, 3, 0.8, 0.01, 8.0, 2.0)
+    with pytest.raises(ValueError, match=msg):
+        strategy(P, T, 4.0, maxstep=None, stop=out_of_reach, random_state=0)
+
+
+@pytest.mark.parametrize("strategy", [monte_carlo, stochastic_search])
+def test_rule_maxstep_bounds_a_run_without_maxstep(no_hang, strategy):
+    rule = StoppingRule("expected", 1.5, 3, 0.8, 0.01, 8.0, 2.0, maxstep=40)
+    res = strategy(P, T, 4.0, maxstep=None, stop=rule, random_state=0)
+    assert res.stopped_by == "maxstep" and res.steps == 40
+
+
+def test_stop_must_be_a_rule():
+    with pytest.raises(ValueError, match="stop must be a StoppingRule or None; got float"):
+        monte_carlo(P, T, 4.0, stop=0.9)
 
 
 @pytest.mark.parametrize("strategy", [monte_carlo, stochastic_search])

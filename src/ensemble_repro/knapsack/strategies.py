@@ -37,15 +37,21 @@ def _check_count(name: str, value, *, allow_none: bool = False):
     raise ValueError(f"{name} must be {expected}; got {value!r}")
 
 
-def _check_bounded(maxstep, stop) -> None:
-    """Refuse a run that nothing would end: no ``maxstep`` and no stopping rule."""
+def _check_bounded(maxstep, stop):
+    """The run's MAXSTEP: ``maxstep``, else the stopping rule's own (eq. 29); a run that
+    nothing would end (no bound, or a rule without one, whose threshold may be out of
+    reach) is refused."""
     if stop is not None and not isinstance(stop, StoppingRule):
         raise ValueError(f"stop must be a StoppingRule or None; got {type(stop).__name__}")
-    if maxstep is None and stop is None:
+    if maxstep is not None:
+        return maxstep
+    if stop is None or stop.maxstep is None:
         raise ValueError(
-            "maxstep=None needs a stopping rule (stop=stopping_rule(...)): with neither, "
-            "the search would never end; give maxstep a positive integer"
+            "maxstep=None needs a stopping rule with its own MAXSTEP (stop=stopping_rule(...), "
+            "eq. 29): otherwise the search could run forever, as when the rule's threshold "
+            "is out of reach; give maxstep a positive integer"
         )
+    return stop.maxstep
 
 
 @dataclass(frozen=True)
@@ -521,7 +527,8 @@ def monte_carlo(
     even : {"drop_min", "strict"}, default="drop_min"
         Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
     stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
-        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations
+        (None: the rule's own ``stop.maxstep``, eq. 29; refused without one).
     batch : int, default=256
         Ensembles drawn per vectorised round.
 
@@ -539,7 +546,7 @@ def monte_carlo(
     """
     p, t, budget = check_pool(p, t, budget)
     batch = _check_count("batch", batch)
-    _check_bounded(maxstep, stop)
+    maxstep = _check_bounded(maxstep, stop)
     if sampler not in ("uniform_size", "uniform_subset", "bernoulli"):
         raise ValueError(
             f"sampler must be 'uniform_subset', 'uniform_size' or 'bernoulli'; got {sampler!r}"
@@ -768,7 +775,7 @@ def stochastic_search(
         Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
     stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
         Stop at the first ensemble reaching the rule (section IV) / after maxstep steps
-        (e.g. ``stop.maxstep``, eq. 29).
+        (None: the rule's own ``stop.maxstep``, eq. 29; refused without one).
     steps : {"constructions", "evaluations"}, default="constructions"
         What one step (the unit of ``maxstep``) is.
     copies : {"maximal", "odd"}, default="maximal"
@@ -796,7 +803,7 @@ def stochastic_search(
     if copies not in ("maximal", "odd"):
         raise ValueError(f"copies must be 'maximal' or 'odd'; got {copies!r}")
     batch = _check_count("batch", batch)
-    _check_bounded(maxstep, stop)
+    maxstep = _check_bounded(maxstep, stop)
     rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep, unit=steps)
     n = p.size
