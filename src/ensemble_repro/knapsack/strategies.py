@@ -211,7 +211,9 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
     Items are ordered by accuracy; q is increasing in every p_i, so completing a partial set
     with the next most accurate items bounds its subtree (and solves it when affordable).
     A member is never chosen over a skipped one that is at least as accurate and as cheap.
-    ``evaluations`` counts bound and leaf energies.
+    ``evaluations`` counts bound and leaf energies. The bound prunes well on real pools, but
+    the worst case is exponential in n (the experiments use it up to
+    ``knapsack.exhaustive_max_n`` members).
 
     Parameters
     ----------
@@ -391,7 +393,9 @@ def greedy_backward(
 
     Members are removed one at a time until the set is affordable, then while removal raises
     q. ``key='accuracy'``: remove the member whose removal leaves the highest q (the paper's
-    rule); ``'usefulness'``: remove the smallest p/t (eq. 4).
+    rule): O(n²) energy evaluations of O(n²) each, so it warns above
+    :data:`GREEDY_BACKWARD_WARN` affordable members; ``'usefulness'``: remove the smallest
+    p/t (eq. 4).
 
     Parameters
     ----------
