@@ -37,7 +37,7 @@ def load_schema(schema_path: str | Path) -> dict:
 #: have a few hundred; an "alias bomb" of a few lines expands to billions).
 MAX_NODES = 100_000
 
-_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+(\.[0-9_]*)?([eE][-+]?[0-9]+)?")
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
 
 
 class _ConfigYAMLError(yaml.MarkedYAMLError):
@@ -107,7 +107,7 @@ class _StrictLoader(yaml.SafeLoader):
                 node.start_mark,
                 f"write the number itself, or quote it ('{text}') if it is text",
             )
-        if _LEADING_ZERO.fullmatch(text):
+        if kind == "integer" and _LEADING_ZERO.fullmatch(text):
             raise _ConfigYAMLError(
                 f"{text} has a leading zero, which YAML 1.1 reads as an octal number",
                 node.start_mark,
