@@ -227,12 +227,49 @@ def test_meps_absent_with_require_all_is_an_error(small):
         preflight(_cfg(mirror, require_all=True), ["meps", "sonar"], raw_dir=raw_dir)
 
 
+def _meps_file(path, content):
+    """``content`` stored as the AHRQ zip (member h192.ssp), gzip or plain, by ``path``'s name."""
+    if path.suffix == ".zip":
+        import zipfile
+
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("H192.SSP", content)
+    elif path.suffix == ".gz":
+        path.write_bytes(gzip.compress(content))
+    else:
+        path.write_bytes(content)
+
+
 @pytest.mark.parametrize("name", ["h192ssp.zip", "h192.ssp", "h192.ssp.gz"])
 def test_meps_in_mirror_is_available(small, name):
     mirror, raw_dir = small
     (mirror / "meps_2016").mkdir()
-    (mirror / "meps_2016" / name).write_bytes(b"x")
+    _meps_file(mirror / "meps_2016" / name, XPORT_MAGIC + b"rest")
     assert preflight(_cfg(mirror), ["meps"], raw_dir=raw_dir).available == ["meps"]
+
+
+@pytest.mark.parametrize(
+    "name, content, problem",
+    [
+        ("h192ssp.zip", None, "File is not a zip file"),
+        ("h192ssp.zip", b"<html>", "starts with b'<html>'"),
+        ("h192.ssp.gz", None, "Not a gzipped file"),
+        ("h192.ssp", b"x", "starts with b'x', not a SAS XPORT header"),
+    ],
+)
+def test_garbage_meps_in_mirror_stops_at_start(small, name, content, problem):
+    mirror, raw_dir = small
+    (mirror / "meps_2016").mkdir()
+    path = mirror / "meps_2016" / name
+    if content is None:
+        path.write_bytes(b"garbage, not an archive")
+    else:
+        _meps_file(path, content)
+    with pytest.raises(DataError) as err:
+        preflight(_cfg(mirror), ["meps"], raw_dir=raw_dir)
+    msg = str(err.value)
+    assert msg.startswith(f"Mirror file {path} is not the MEPS 2016 (HC-192) transport file")
+    assert problem in msg and "h192ssp.zip" in msg, msg
 
 
 def test_meps_in_raw_dir_must_be_xport(small):

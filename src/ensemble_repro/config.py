@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,29 +33,211 @@ def load_schema(schema_path: str | Path) -> dict:
         return yaml.safe_load(fh)
 
 
-def load_yaml_file(path: str | Path) -> Any:
-    """Parse a YAML config file; a syntax error names the file, the line and the column.
+#: Most nodes a config file may expand to once its aliases are followed (the shipped files
+#: have a few hundred; an "alias bomb" of a few lines expands to billions).
+MAX_NODES = 100_000
 
-    (Snakemake's own message for a config file it cannot parse names neither.)
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
+
+
+class _ConfigYAMLError(yaml.MarkedYAMLError):
+    """A strict-loader refusal, located like a syntax error; ``fix`` says what to do."""
+
+    def __init__(self, problem: str, mark, fix: str):
+        super().__init__(problem=problem, problem_mark=mark)
+        self.fix = fix
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` without the surprises of YAML 1.1 and of repeated keys.
+
+    A key given twice in one mapping (the last one would silently win), a number written
+    with a leading zero (``010`` is octal 8) or in base 60 (``1:30`` is 90), and a file whose
+    aliases expand to more than :data:`MAX_NODES` nodes are refused with their line and column.
+    """
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent, index):
+        node = super().compose_node(parent, index)
+        if id(node) not in self._sizes:
+            if isinstance(node, yaml.MappingNode):
+                children = [n for pair in node.value for n in pair]
+            elif isinstance(node, yaml.SequenceNode):
+                children = node.value
+            else:
+                children = []
+            self._sizes[id(node)] = 1 + sum(self._sizes.get(id(c), 1) for c in children)
+            if self._sizes[id(node)] > MAX_NODES:
+                raise _ConfigYAMLError(
+                    f"the aliases (*name) here expand the file to more than {MAX_NODES} values",
+                    node.start_mark,
+                    "write the values out instead of nesting aliases of aliases",
+                )
+        return node
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.get(key)
+                except TypeError:  # unhashable: the base class reports it
+                    continue
+                if first is not None:
+                    raise _ConfigYAMLError(
+                        f"the key {key!r} appears twice in one mapping (first on line "
+                        f"{first.line + 1}); the last one would silently win",
+                        key_node.start_mark,
+                        "keep one of them",
+                    )
+                seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+    def _number(self, node, kind):
+        text = self.construct_scalar(node)
+        if ":" in text:
+            raise _ConfigYAMLError(
+                f"{text} is read by YAML 1.1 as a base-60 {kind}",
+                node.start_mark,
+                f"write the number itself, or quote it ('{text}') if it is text",
+            )
+        if kind == "integer" and _LEADING_ZERO.fullmatch(text):
+            raise _ConfigYAMLError(
+                f"{text} has a leading zero, which YAML 1.1 reads as an octal number",
+                node.start_mark,
+                f"drop the leading zero(s), or quote it ('{text}') if it is text",
+            )
+
+    def construct_yaml_int(self, node):
+        self._number(node, "integer")
+        return super().construct_yaml_int(node)
+
+    def construct_yaml_float(self, node):
+        self._number(node, "number")
+        return super().construct_yaml_float(node)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
+_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
+
+
+def _located(
+    path, text: str, line: int, column: int, problem: str, fix: str, what: str = "valid YAML"
+) -> ConfigError:
+    """A ConfigError naming ``path``, the 0-based ``line`` / ``column``, showing the line."""
+    lines = text.splitlines()
+    shown = lines[line].rstrip() if 0 <= line < len(lines) else ""
+    shown = "".join(c if c.isprintable() or c == "\t" else "?" for c in shown)
+    return ConfigError(
+        f"config file {path} is not {what}: line {line + 1}, column {column + 1}: "
+        f"{problem}.\n    {shown}\n    {' ' * column}^\n{fix}."
+    )
+
+
+def _line_column(text, offset: int) -> tuple[int, int]:
+    """0-based line and column of ``offset`` in ``text`` (str or bytes)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    line = text.count(newline, 0, offset)
+    return line, offset - (text.rfind(newline, 0, offset) + 1)
+
+
+def load_yaml_file(path: str | Path) -> Any:
+    """Parse a YAML (or JSON) config file strictly; every failure names the file, line and column.
+
+    Refused besides syntax errors: bytes that are not UTF-8, control characters, a key given
+    twice in one mapping, YAML 1.1 octal / base-60 numbers, aliases expanding past
+    :data:`MAX_NODES` values, an empty file and a top level that is not a mapping of keys. (Snakemake's own
+    message for a config file it cannot parse names neither file nor line.)
+
+    Parameters
+    ----------
+    path : str or Path
+        The config file.
+
+    Returns
+    -------
+    dict
+        The file's mapping.
     """
     try:
-        with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist; check the path") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory; give a YAML file") from None
+    except OSError as err:
+        raise ConfigError(f"config file {path} cannot be read: {err.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line, column = _line_column(raw, err.start)
+        shown = raw.decode("utf-8", errors="replace")
+        raise _located(
+            path,
+            shown,
+            line,
+            column,
+            f"byte {raw[err.start]:#04x} is not UTF-8 text",
+            "Save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
+        ) from None
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+    except _ConfigYAMLError as err:
+        mark = err.problem_mark
+        fix = err.fix[0].upper() + err.fix[1:]
+        raise _located(
+            path, text, mark.line, mark.column, err.problem, fix, what="a usable config"
+        ) from None
+    except yaml.reader.ReaderError as err:
+        line, column = _line_column(text, err.position)
+        char = chr(err.character) if isinstance(err.character, int) else str(err.character)
+        raise _located(
+            path,
+            text,
+            line,
+            column,
+            f"the character {char!r} (U+{ord(char):04X}) cannot appear in YAML",
+            "Remove it (or write it as an escape inside a double-quoted string)",
+        ) from None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        text = Path(path).read_text(encoding="utf-8").splitlines()
-        line = text[mark.line].rstrip() if mark.line < len(text) else ""
         context = (
             f" ({err.context} on line {err.context_mark.line + 1})"
             if (err.context and err.context_mark)
             else ""
         )
-        raise ConfigError(
-            f"config file {path} is not valid YAML: line {mark.line + 1}, column "
-            f"{mark.column + 1}: {err.problem}{context}.\n    {line}\n    {' ' * mark.column}^\n"
-            f"Fix the syntax there (indent with spaces, not tabs; close every bracket and quote; "
-            f"put a space after each ':')."
+        raise _located(
+            path,
+            text,
+            mark.line,
+            mark.column,
+            f"{err.problem}{context}",
+            "Fix the syntax there (indent with spaces, not tabs; close every bracket and quote; "
+            "put a space after each ':')",
         ) from None
+    if data is None:
+        raise ConfigError(
+            f"config file {path} is empty (or only comments); Snakemake refuses such a file. "
+            "Put at least one key in it (e.g. 'seed: 0'), or leave it out"
+        )
+    if not isinstance(data, dict):
+        raise _located(
+            path,
+            text,
+            0,
+            0,
+            f"the file holds {type(data).__name__} {data!r:.40}, not a mapping of keys",
+            "A config file maps keys to values, e.g. 'seed: 0' or 'jab: {n_trials: 3}'",
+            what="a usable config",
+        )
+    return data
 
 
 def merge(base: dict, overlay: Mapping[str, Any]) -> dict:
@@ -198,6 +381,19 @@ def _non_finite(node: Any, path: list, schema: dict) -> Iterator[tuple[list, str
             yield from _non_finite(v, path + [i], schema)
 
 
+def _is_integer(checker, instance) -> bool:
+    """JSON Schema's "integer" in the Python sense: 7 is one, 7.0 and True are not."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+#: Draft 2020-12 with integers that are ints: the jobs pass them to ``range`` and NumPy seeds,
+#: which refuse 7.0 (the standard checker accepts any float with no fractional part).
+_StrictValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+
+
 def validate_config(
     config: Mapping[str, Any],
     schema_path: str | Path,
@@ -212,7 +408,7 @@ def validate_config(
     (:func:`check_semantics`) run once the schema holds.
     """
     schema = load_schema(schema_path)
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _StrictValidator(schema)
     problems = list(_non_finite(dict(config), [], schema))
     bad = {tuple(p) for p, _ in problems}
     errors = validator.iter_errors(dict(config))
@@ -302,6 +498,8 @@ def check_semantics(config: Mapping[str, Any]) -> list[tuple[list, str]]:
                 f"ensemble. Remove it or raise qwyc.gbt.n_estimators"
             )
             out.append((["qwyc", "smaller_ensembles", i], msg))
+    out += _check_qwyc_settings(config)
+    out += _check_knapsack_settings(config)
     select, test = knap["split"]["select"], knap["split"]["test"]
     if select + test >= 1:
         msg = (
@@ -310,6 +508,101 @@ def check_semantics(config: Mapping[str, Any]) -> list[tuple[list, str]]:
             f"their sum less than 1"
         )
         out.append((["knapsack", "split"], msg))
+    return out
+
+
+def _normalised_repeats(key: str, items, normal) -> list[tuple[list, str]]:
+    """Entries of the list ``key`` that are equal once written the same way by ``normal``."""
+    out, seen = [], {}
+    for i, item in enumerate(items):
+        norm = normal(item)
+        if norm in seen:
+            msg = (
+                f"config value {key} lists {items[seen[norm]]!r} (entry {seen[norm]}) and "
+                f"{item!r} (entry {i}), the same setting written twice; each entry becomes "
+                f"rows of a result table, so the rows would be duplicated. Remove entry {i}"
+            )
+            out.append((key.split(".") + [i], msg))
+        else:
+            seen[norm] = i
+    return out
+
+
+def _rate(setting: str) -> float:
+    return float(setting.removeprefix("learning_rate_"))
+
+
+def _check_qwyc_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
+    """QWYC: a max_depth per data set in use, sensitivity settings distinct (as numbers too),
+    each a rate of qwyc.gbt.learning_rates or a switch other than the main setting."""
+    q, out = config["qwyc"], []
+    depth = q["gbt"]["max_depth"]
+    missing = [d for d in q["datasets"] if d not in depth]
+    if config["experiments"]["qwyc"] and missing:
+        msg = (
+            f"config value qwyc.gbt.max_depth = {dict(depth)!r} has no depth for "
+            f"{', '.join(missing)} (in qwyc.datasets). Add it, e.g. 'max_depth: "
+            "{adult: 5, nomao: 9}' (the paper's depths)"
+        )
+        out.append((["qwyc", "gbt", "max_depth"], msg))
+    settings = list(q["sensitivity"])
+    rates = [float(r) for r in q["gbt"]["learning_rates"]]
+    out += _normalised_repeats(
+        "qwyc.sensitivity", settings, lambda s: _rate(s) if s.startswith("learning_rate_") else s
+    )
+    main = {
+        "fit_on_": q["fit_on"],
+        "budget_rule_": q["budget_rule"],
+        "fan_score_": q["fan"]["score"],
+    }
+    main_key = {"fit_on_": "fit_on", "budget_rule_": "budget_rule", "fan_score_": "fan.score"}
+    for i, s in enumerate(settings):
+        if s.startswith("learning_rate_") and _rate(s) not in rates:
+            msg = (
+                f"config value qwyc.sensitivity.{i} = {s!r} names the learning rate "
+                f"{_rate(s):g}, which is not in qwyc.gbt.learning_rates = {rates} (only those "
+                f"rates are refitted). Use one of "
+                f"{', '.join(f'learning_rate_{r:g}' for r in rates)}"
+            )
+            out.append((["qwyc", "sensitivity", i], msg))
+        for prefix, value in main.items():
+            if s == f"{prefix}{value}":
+                msg = (
+                    f"config value qwyc.sensitivity.{i} = {s!r} is the main setting "
+                    f"(qwyc.{main_key[prefix]} = {value}), so it would count as its own "
+                    "confirmation. Remove it, or change the main setting"
+                )
+                out.append((["qwyc", "sensitivity", i], msg))
+    return out
+
+
+def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
+    """Knapsack: stopping rules distinct as numbers, cost sensitivity other than the main
+    cost, checkpoints within the evaluations."""
+    k, out = config["knapsack"], []
+
+    def rule(spec):
+        name, _, level = spec.partition("@")
+        return (name, float(level)) if level else (name, None)
+
+    out += _normalised_repeats("knapsack.stop_rules", list(k["stop_rules"]), rule)
+    for i, cost in enumerate(k["cost_sensitivity"]):
+        if cost == k["cost"]:
+            msg = (
+                f"config value knapsack.cost_sensitivity.{i} = {cost!r} is the main cost "
+                f"(knapsack.cost = {k['cost']}), so it would count as its own confirmation. "
+                "Remove it, or change knapsack.cost"
+            )
+            out.append((["knapsack", "cost_sensitivity", i], msg))
+    adv = k["adversarial"]
+    for i, c in enumerate(adv["checkpoints"]):
+        if c > adv["evaluations"]:
+            msg = (
+                f"config value knapsack.adversarial.checkpoints.{i} = {c} is above "
+                f"knapsack.adversarial.evaluations = {adv['evaluations']}, the evaluations "
+                "every search gets, so it would never be reached. Lower it or raise evaluations"
+            )
+            out.append((["knapsack", "adversarial", "checkpoints", i], msg))
     return out
 
 
@@ -343,7 +636,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--schema", type=Path, default=Path("workflow/schemas/config.schema.yaml"))
     args = parser.parse_args(argv)
     try:
-        layers = [(str(f), load_yaml_file(f) or {}) for f in args.files]
+        layers = [(str(f), load_yaml_file(f)) for f in args.files]
         config: dict = {}
         for _, data in layers:
             merge(config, data)

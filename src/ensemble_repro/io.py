@@ -134,6 +134,52 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
         df.to_parquet(tmp, index=False)
 
 
+class UnreadableFileError(ValueError):
+    """A result or data file exists but cannot be parsed (cut short, or not that format)."""
+
+
+def read_parquet(path: str | os.PathLike, **kwargs) -> pd.DataFrame:
+    """Read a Parquet file; a damaged one raises :class:`UnreadableFileError` naming it.
+
+    pyarrow's own message for a truncated file ("Parquet magic bytes not found ...") names
+    no file, and the fix (delete it so the workflow rebuilds it) is not obvious.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    **kwargs
+        Passed to :func:`pandas.read_parquet` (e.g. ``columns``).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "cell.parquet"
+    >>> _ = bad.write_bytes(b"PAR1 cut short")
+    >>> read_parquet(bad)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ensemble_repro.io.UnreadableFileError: cannot read .../cell.parquet: it is not a complete \
+Parquet file (...). ...
+    """
+    import pyarrow
+
+    try:
+        return pd.read_parquet(path, **kwargs)
+    except FileNotFoundError:
+        raise
+    except (pyarrow.ArrowException, OSError, ValueError) as err:
+        raise UnreadableFileError(
+            f"cannot read {path}: it is not a complete Parquet file ({err}). It was probably "
+            "cut short (a full disk, a copy stopped midway) or replaced by hand. Delete it "
+            f"(`rm {path}`) and rerun the same command: the workflow rebuilds it"
+        ) from None
+
+
 def drop_timing(df: pd.DataFrame) -> pd.DataFrame:
     """The table without its wall-clock columns: names ending in ``_seconds`` or starting
     with ``speedup`` (what must be identical across runs).

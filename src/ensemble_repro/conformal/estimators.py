@@ -31,9 +31,11 @@ from ..rng import check_random_state
 from . import core
 from .validation import (
     check_alpha,
+    check_bool,
     check_choice,
     check_n_jobs,
     check_positive_int,
+    check_regressor,
     check_test_data,
     check_training_data,
     resolve_resample_size,
@@ -444,8 +446,11 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
+        check_regressor(self.estimator)
         check_choice("aggregation", self.aggregation, core.AGGREGATIONS)
         check_choice("method", self.method, core.METHODS)
+        check_bool("replace", self.replace)
+        check_bool("random_B", self.random_B)
         check_n_jobs(self.n_jobs)
 
     def fit(self, X, y, resamples=None):
@@ -593,21 +598,25 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
             )
         samples = [np.asarray(s) for s in model.estimators_samples_]
         oob = getattr(model, "oob_prediction_", None)
-        if any(s.size and s.max() >= X.shape[0] for s in samples) or (
-            oob is not None and len(oob) != X.shape[0]
+        fitted_n = getattr(model, "_n_samples", None)
+        if (
+            any(s.size and s.max() >= X.shape[0] for s in samples)
+            or (oob is not None and len(oob) != X.shape[0])
+            or (fitted_n is not None and fitted_n != X.shape[0])
         ):
+            was = f" (it was fitted on {fitted_n})" if fitted_n is not None else ""
             raise ValueError(
                 "X, y must be the data the model was fitted on: the model's "
-                f"resamples do not fit n = {X.shape[0]} rows"
+                f"resamples do not fit n = {X.shape[0]} rows{was}"
             )
+        features = None if is_forest else [np.asarray(f) for f in model.estimators_features_]
+        _check_leaf_means(model.estimators_, samples, features, X, y)
         obj.set_params(
             n_resamples=len(samples), resample_size=len(samples[0]), replace=bool(model.bootstrap)
         )
         obj.estimators_ = list(model.estimators_)
         obj.resamples_ = samples
-        obj.estimators_features_ = (
-            None if is_forest else [np.asarray(f) for f in model.estimators_features_]
-        )
+        obj.estimators_features_ = features
         obj._fit_oob(X, y)
         return obj
 
@@ -678,6 +687,43 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
         return _finish_intervals(bounds, alphas, scalar, len(self.residuals_))
 
 
+#: Trees whose leaves :func:`_check_leaf_means` recomputes (enough to tell other rows apart).
+_LEAF_CHECK_TREES = 5
+
+
+def _check_leaf_means(models, samples, features, X, y) -> None:
+    """Refuse ``X, y`` unless they reproduce the leaf values of the first fitted trees.
+
+    A squared-error regression tree's leaf holds the mean of ``y`` over the resample rows that
+    reach it, so other rows (more, fewer or different ones) give other means. Trees fitted with
+    another criterion or with monotonic constraints are not checked.
+    """
+    for t, (model, rows) in enumerate(zip(models[:_LEAF_CHECK_TREES], samples, strict=False)):
+        tree = getattr(model, "tree_", None)
+        if (
+            tree is None
+            or getattr(model, "criterion", None) not in ("squared_error", "friedman_mse")
+            or getattr(model, "monotonic_cst", None) is not None
+            or rows.size == 0
+        ):
+            continue
+        Xt = X[rows] if features is None else X[rows][:, features[t]]
+        leaf = model.apply(Xt)
+        count = np.bincount(leaf, minlength=tree.node_count)
+        total = np.bincount(leaf, weights=y[rows], minlength=tree.node_count)
+        reached = count > 0
+        mean = total[reached] / count[reached]
+        fitted = tree.value[reached, 0, 0]
+        scale = max(float(np.abs(y).max()), 1.0)
+        if not np.allclose(mean, fitted, rtol=1e-7, atol=1e-9 * scale):
+            raise ValueError(
+                "X, y must be the data the model was fitted on (same rows, in the same "
+                f"order): the mean of y over the rows that reach the leaves of tree {t} "
+                "differs from the values the tree learned (or the model was fitted with "
+                "sample weights, which J+aB does not use); pass the fitting data"
+            )
+
+
 def _warn_empty(cause: str, fix: str) -> None:
     warnings.warn(
         f"{cause}, so every leave-one-out aggregate is 0 (the paper's convention for "
@@ -713,6 +759,7 @@ class _LeaveOneOut(RegressorMixin, BaseEstimator):
         >>> len(JackknifePlus(PaperRidge()).fit(X, y).estimators_)
         10
         """
+        check_regressor(self.estimator)
         check_choice("method", self.method, core.METHODS)
         check_n_jobs(self.n_jobs)
         self._check_params()
@@ -733,6 +780,7 @@ class _LeaveOneOut(RegressorMixin, BaseEstimator):
     def _loo_chunks(self, X, chunk_size):
         """(slice, (n, B, c) leave-one-out predictions) per chunk of c test points."""
         check_is_fitted(self, "estimators_")
+        chunk_size = check_positive_int("chunk_size", chunk_size)
         X = check_test_data(self, X)
         for sl in _chunks(X.shape[0], chunk_size):
             yield sl, loo_predictions(self.estimators_, X[sl])
@@ -881,6 +929,7 @@ class JackknifePlusEnsemble(_LeaveOneOut):
     def _check_params(self) -> None:
         check_choice("aggregation", self.aggregation, core.AGGREGATIONS)
         check_positive_int("n_resamples", self.n_resamples)
+        check_bool("replace", self.replace)
 
     def _aggregation(self) -> str:
         return self.aggregation

@@ -12,6 +12,7 @@ import numbers
 import os
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.utils.validation import validate_data
 
 
@@ -35,6 +36,104 @@ def _check_no_pandas_missing(data, name: str) -> None:
             f"{name} has {int(missing.sum())} missing values (NA/NaN); drop or "
             "impute them: every value must be a finite number"
         )
+
+
+#: Largest magnitude accepted in X and y: squares (as in X'X) stay finite in float64.
+MAX_MAGNITUDE = 1e150
+
+
+def _check_not_temporal(data, name: str) -> None:
+    """Name the datetime / timedelta columns (NumPy's own message names none)."""
+    dtypes = getattr(data, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "items"):
+        columns = [repr(c) for c, d in dtypes.items() if np.dtype(d).kind in "mM"]
+    elif dtypes is not None:  # a pandas Series
+        columns = ["(the series)"] if np.dtype(dtypes).kind in "mM" else []
+    else:
+        dtype = getattr(data, "dtype", None)
+        columns = ["(all)"] if dtype is not None and np.dtype(dtype).kind in "mM" else []
+    if columns:
+        raise ValueError(
+            f"{name} has date/time values in column(s) {', '.join(columns)}; convert them to "
+            "numbers first (e.g. days since a start date, or the year and the day of year)"
+        )
+
+
+def _check_magnitude(a: np.ndarray, name: str) -> None:
+    """Refuse values so large that the learners' sums of squares overflow."""
+    if a.size:
+        big = float(np.abs(a).max())
+        if big > MAX_MAGNITUDE:
+            raise ValueError(
+                f"{name} has values up to {big:.3g} in magnitude; their squares overflow "
+                f"float64, so the models would predict inf or NaN. Rescale {name} (e.g. with "
+                f"StandardScaler) so every value is below {MAX_MAGNITUDE:g}"
+            )
+
+
+def check_regressor(estimator) -> None:
+    """ValueError unless ``estimator`` is a regressor instance (not a class, a name, None
+    or a classifier): the jackknife+ intervals are built from real-valued residuals.
+
+    Parameters
+    ----------
+    estimator : object
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from ensemble_repro.conformal import check_regressor
+    >>> check_regressor(LogisticRegression())
+    Traceback (most recent call last):
+    ...
+    ValueError: estimator must be a regressor (residuals |y - prediction| make the \
+intervals); got the classifier LogisticRegression()
+    """
+    if isinstance(estimator, type) or not (
+        hasattr(estimator, "fit")
+        and hasattr(estimator, "predict")
+        and hasattr(estimator, "get_params")
+    ):
+        what = f"the class {estimator.__name__}" if isinstance(estimator, type) else repr(estimator)
+        raise ValueError(
+            "estimator must be a scikit-learn regressor instance with fit and predict "
+            f"(e.g. Ridge(), not Ridge or 'ridge'); got {what}"
+        )
+    if is_classifier(estimator):
+        raise ValueError(
+            "estimator must be a regressor (residuals |y - prediction| make the intervals); "
+            f"got the classifier {estimator!r}"
+        )
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` if it is True or False (NumPy booleans too); else ValueError naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from ensemble_repro.conformal import check_bool
+    >>> check_bool("replace", "False")
+    Traceback (most recent call last):
+    ...
+    ValueError: replace must be True or False; got 'False'
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
 
 
 def check_training_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -69,8 +168,13 @@ def check_training_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     """
     _check_no_pandas_missing(X, "X")
     _check_no_pandas_missing(y, "y")
+    _check_not_temporal(X, "X")
+    _check_not_temporal(y, "y")
     X, y = validate_data(estimator, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
-    return X, np.asarray(y, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    _check_magnitude(X, "X")
+    _check_magnitude(y, "y")
+    return X, y
 
 
 def check_test_data(estimator, X) -> np.ndarray:
@@ -99,7 +203,10 @@ def check_test_data(estimator, X) -> np.ndarray:
     ValueError: X has 2 features, but JackknifePlus is expecting 1 features as input.
     """
     _check_no_pandas_missing(X, "X")
-    return validate_data(estimator, X, reset=False, dtype=np.float64)
+    _check_not_temporal(X, "X")
+    X = validate_data(estimator, X, reset=False, dtype=np.float64)
+    _check_magnitude(X, "X")
+    return X
 
 
 def check_alpha(alpha) -> tuple[list[float], bool]:

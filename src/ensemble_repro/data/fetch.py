@@ -82,6 +82,8 @@ def gunzip_sha256(path: str | os.PathLike) -> str:
         with gzip.open(path, "rb") as fh:
             for block in iter(lambda: fh.read(CHUNK), b""):
                 h.update(block)
+    except PermissionError:
+        raise  # unreadable, not corrupt: the caller says how to get access
     except (EOFError, OSError, zlib.error) as err:
         raise DataError(f"{path} is not a complete gzip file ({err}).") from None
     return h.hexdigest()
@@ -144,6 +146,14 @@ def _extract_member(archive: Path, raw: RawFile, dest: Path, origin: str) -> Non
 
 
 def _from_mirror(src: Path, raw: RawFile, tmp: Path) -> None:
+    try:
+        with open(src, "rb"):
+            pass
+    except PermissionError:
+        raise DataError(
+            f"mirror file {src} cannot be read (permission denied; the file is not corrupt): "
+            "give your user read access or ask its owner"
+        ) from None
     if src.name.endswith(".gz"):
         try:
             with gzip.open(src, "rb") as fh, open(tmp, "wb") as out:

@@ -9,10 +9,13 @@ pays for decompressing and hashing.
 
 from __future__ import annotations
 
+import gzip
 import threading
 import time
 import urllib.error
 import urllib.request
+import zipfile
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,9 +82,11 @@ class _HashCache:
         self.entries: dict[str, dict] = {}
         if path.is_file():
             try:
-                self.entries = read_json(path)
-            except ValueError:
-                self.entries = {}
+                entries = read_json(path)
+            except (ValueError, OSError):  # unreadable or malformed: hash again
+                entries = {}
+            if isinstance(entries, dict):
+                self.entries = {k: v for k, v in entries.items() if isinstance(v, dict)}
         self.dirty = False
 
     def sha256(self, path: Path, gz: bool, expected: str | None) -> str:
@@ -95,11 +100,13 @@ class _HashCache:
         }
         key = str(path.resolve())
         hit = self.entries.get(key)
+        hashed_ns = hit.get("hashed_ns") if hit else None
         if (
             hit
             and {k: hit.get(k) for k in stamp} == stamp
-            and hit["sha256"] == expected
-            and max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < hit["hashed_ns"]
+            and hit.get("sha256") == expected
+            and isinstance(hashed_ns, int)
+            and max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < hashed_ns
         ):
             return hit["sha256"]
         digest = gunzip_sha256(path) if gz else sha256_file(path)
@@ -129,6 +136,14 @@ def _check_mirror_file(mirror: Path, raw: RawFile, cache: _HashCache, needed_by:
         )
     try:
         actual = cache.sha256(path, gz=True, expected=raw.sha256)
+    except PermissionError:
+        raise DataError(
+            f"Mirror file {path} cannot be read: permission denied (needed for the data set "
+            f"{needed_by}); the file itself is not at fault. Fix: give your user read access "
+            f"(`ls -l {path}` shows its owner and mode; `chmod u+r` if it is yours, otherwise "
+            "ask its owner), or point data.mirror (or ENSEMBLE_REPRO_MIRROR) at a mirror you "
+            "can read, or remove 'mirror' from data.sources to download the file instead."
+        ) from None
     except DataError as err:
         raise DataError(f"Mirror file {path} is corrupt: {err} " + _fix(path)) from None
     if actual != raw.sha256:
@@ -139,8 +154,38 @@ def _check_mirror_file(mirror: Path, raw: RawFile, cache: _HashCache, needed_by:
 
 
 def _is_xport(path: Path) -> bool:
+    return _head(path) == XPORT_MAGIC
+
+
+def _check_meps_mirror_file(path: Path, raw: RawFile) -> None:
+    """Refuse a mirrored MEPS file (AHRQ zip, gzip or plain) that does not hold a SAS transport
+    file, at start rather than in the job that unpacks it."""
+    try:
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as zf:
+                names = [n for n in zf.namelist() if Path(n).name.lower() == raw.member.lower()]
+                if not names:
+                    raise ValueError(f"it has no member {raw.member}")
+                with zf.open(names[0]) as fh:
+                    head = fh.read(len(XPORT_MAGIC))
+        elif path.suffix == ".gz":
+            with gzip.open(path, "rb") as fh:
+                head = fh.read(len(XPORT_MAGIC))
+        else:
+            head = _head(path)
+        if head != XPORT_MAGIC:
+            raise ValueError(f"its content starts with {head[:20]!r}, not a SAS XPORT header")
+    except (zipfile.BadZipFile, EOFError, zlib.error, gzip.BadGzipFile, ValueError) as err:
+        raise DataError(
+            f"Mirror file {path} is not the MEPS 2016 (HC-192) transport file: {err}. Fix: "
+            f"replace it with {MEPS_URL} (the AHRQ zip, unchanged), or remove it to skip the "
+            "MEPS panels."
+        ) from None
+
+
+def _head(path: Path) -> bytes:
     with open(path, "rb") as fh:
-        return fh.read(len(XPORT_MAGIC)) == XPORT_MAGIC
+        return fh.read(len(XPORT_MAGIC))
 
 
 def _url_answers(url: str, timeout: float) -> bool:
@@ -189,7 +234,9 @@ def _meps_available(data_cfg: Mapping[str, Any], raw_dir: str, mirror: Path | No
         return True
     sources = data_cfg["sources"]
     if mirror is not None and "mirror" in sources:
-        if any(p.is_file() for p in mirror_candidates(mirror, raw)):
+        found = [p for p in mirror_candidates(mirror, raw) if p.is_file()]
+        if found:
+            _check_meps_mirror_file(found[0], raw)
             return True
     if "url" in sources:
         return _url_answers(official_url(raw, data_cfg.get("base_url")), MEPS_HEAD_TIMEOUT)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import write_json, write_parquet
+from ..io import read_parquet, write_json, write_parquet
 from .fetch import sha256_file
 from .registry import DATASETS, DataError, raw_files_for
 
@@ -506,5 +506,5 @@ def load(name: str, results_dir: str = "results") -> tuple[pd.DataFrame, pd.Seri
             f"{path} does not exist: prepare it with `snakemake --cores 1 data` "
             f"(or `snakemake --cores 1 {path}`)."
         )
-    df = pd.read_parquet(path)
+    df = read_parquet(path)
     return df.drop(columns="target"), df["target"]

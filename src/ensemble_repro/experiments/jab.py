@@ -374,9 +374,9 @@ def fixed_vs_random_cell(
 # ----------------------------------------------------------------------------- workflow jobs
 def load_prepared(path) -> tuple[np.ndarray, np.ndarray]:
     """Features and target of a prepared table (feature columns, then ``target``)."""
-    import pandas as pd
+    from ..io import read_parquet
 
-    df = pd.read_parquet(path)
+    df = read_parquet(path)
     return df.drop(columns="target").to_numpy(dtype=float), df["target"].to_numpy(dtype=float)
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..io import read_parquet
 from ..plotting import paper_style
 from .jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed
 from .names import JAB_FIGURES, JAB_TABLES
@@ -331,7 +332,7 @@ def _sorted(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _read_all(paths) -> pd.DataFrame:
-    frames = [pd.read_parquet(p) for p in paths]
+    frames = [read_parquet(p) for p in paths]
     return _sorted(pd.concat(frames, ignore_index=True)) if frames else pd.DataFrame()
 
 

@@ -6,6 +6,8 @@ Poisson-binomial, and the ensemble is right when a strict majority is (ties are 
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from scipy import stats
 
@@ -79,6 +81,8 @@ accuracy, or leave the member out)
     if bad or t.min() <= 0:
         got = bad or f"minimum {t.min():.4g}"
         raise ValueError(f"t must contain positive finite costs; got {got}")
+    if isinstance(budget, (bool, np.bool_)) or not isinstance(budget, numbers.Real):
+        raise ValueError(f"budget must be a positive finite total cost (a number); got {budget!r}")
     budget = float(budget)
     if not np.isfinite(budget) or budget <= 0:
         raise ValueError(f"budget must be a positive finite total cost; got {budget!r}")
@@ -161,7 +165,14 @@ def majority_vote_accuracy(p, mask=None) -> np.ndarray | float:
     if mask is not None:
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != p.shape:
-            mask = np.broadcast_to(mask, np.broadcast_shapes(mask.shape, p.shape))
+            try:
+                shape = np.broadcast_shapes(mask.shape, p.shape)
+            except ValueError:
+                raise ValueError(
+                    f"mask must have p's shape {p.shape} (one flag per member, optionally one "
+                    f"row per ensemble); got shape {mask.shape}"
+                ) from None
+            mask = np.broadcast_to(mask, shape)
             p = np.broadcast_to(p, mask.shape)
         size = mask.sum(axis=-1)
     else:
@@ -234,7 +245,10 @@ def efficiency(p, t, remaining: float, copies: str = "maximal") -> np.ndarray:
     """
     if copies not in ("maximal", "odd"):
         raise ValueError(f"copies must be 'maximal' or 'odd'; got {copies!r}")
-    count = np.floor(remaining / np.asarray(t, dtype=float) + 1e-12).astype(np.int64)
+    # capped at 2**53 (exact in float64, far below int64's limit): cheap items next to a
+    # large budget would otherwise overflow to negative counts
+    ratio = np.floor(remaining / np.asarray(t, dtype=float) + 1e-12)
+    count = np.minimum(ratio, 2.0**53).astype(np.int64)
     if copies == "odd":
         count = count - (1 - count % 2)  # largest odd integer <= count (-1 when 0)
     return np.where(count >= 1, q_identical(np.maximum(count, 1), p), 0.0)

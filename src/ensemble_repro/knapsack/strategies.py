@@ -8,6 +8,8 @@ give are options marked [I] (spec ensembles-spec.md §4.2-4.4, 4.6).
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +21,37 @@ from .energy import check_pool, efficiency, majority_vote_accuracy, max_affordab
 
 #: Default escape parameter MAXSTEP (search steps: constructions or evaluations) [I, spec §4.6].
 MAXSTEP = 10_000
+
+#: Pool size above which ``greedy_backward(key="accuracy")`` warns: it makes O(n²) energy
+#: evaluations of O(n²) each (400 members take about 25 s, 1500 several minutes).
+GREEDY_BACKWARD_WARN = 300
+
+
+def _check_count(name: str, value, *, allow_none: bool = False):
+    """``value`` as a positive int (or None when allowed), else a ValueError naming ``name``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
+        return int(value)
+    expected = "a positive integer" + (" or None" if allow_none else "")
+    raise ValueError(f"{name} must be {expected}; got {value!r}")
+
+
+def _check_bounded(maxstep, stop):
+    """The run's MAXSTEP: ``maxstep``, else the stopping rule's own (eq. 29); a run that
+    nothing would end (no bound, or a rule without one, whose threshold may be out of
+    reach) is refused."""
+    if stop is not None and not isinstance(stop, StoppingRule):
+        raise ValueError(f"stop must be a StoppingRule or None; got {type(stop).__name__}")
+    if maxstep is not None:
+        return maxstep
+    if stop is None or stop.maxstep is None:
+        raise ValueError(
+            "maxstep=None needs a stopping rule with its own MAXSTEP (stop=stopping_rule(...), "
+            "eq. 29): otherwise the search could run forever, as when the rule's threshold "
+            "is out of reach; give maxstep a positive integer"
+        )
+    return stop.maxstep
 
 
 @dataclass(frozen=True)
@@ -86,8 +119,7 @@ class _Search:
     ):
         if even not in ("drop_min", "strict"):
             raise ValueError(f"even must be 'drop_min' or 'strict'; got {even!r}")
-        if maxstep is not None and maxstep < 1:
-            raise ValueError(f"maxstep must be a positive number of steps; got {maxstep!r}")
+        maxstep = _check_count("maxstep", maxstep, allow_none=True)
         self.p, self.t, self.budget = p, t, budget
         self.even, self.stop, self.maxstep, self.unit = even, stop, maxstep, unit
         self.evaluations = self.steps = 0
@@ -179,7 +211,9 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
     Items are ordered by accuracy; q is increasing in every p_i, so completing a partial set
     with the next most accurate items bounds its subtree (and solves it when affordable).
     A member is never chosen over a skipped one that is at least as accurate and as cheap.
-    ``evaluations`` counts bound and leaf energies.
+    ``evaluations`` counts bound and leaf energies. The bound prunes well on real pools, but
+    the worst case is exponential in n (the experiments use it up to
+    ``knapsack.exhaustive_max_n`` members).
 
     Parameters
     ----------
@@ -359,7 +393,9 @@ def greedy_backward(
 
     Members are removed one at a time until the set is affordable, then while removal raises
     q. ``key='accuracy'``: remove the member whose removal leaves the highest q (the paper's
-    rule); ``'usefulness'``: remove the smallest p/t (eq. 4).
+    rule): O(n²) energy evaluations of O(n²) each, so it warns above
+    :data:`GREEDY_BACKWARD_WARN` affordable members; ``'usefulness'``: remove the smallest
+    p/t (eq. 4).
 
     Parameters
     ----------
@@ -389,6 +425,14 @@ def greedy_backward(
     search = _Search(p, t, budget, even, maxstep=None)
     mask = t <= budget * (1 + _TOL)
     useful = p / t
+    if key == "accuracy" and mask.sum() > GREEDY_BACKWARD_WARN:
+        warnings.warn(
+            f"greedy_backward(key='accuracy') on {int(mask.sum())} affordable members makes "
+            "O(n²) energy evaluations of O(n²) each (400 members take about 25 s, 1500 "
+            "several minutes); key='usefulness' or greedy_forward scale better",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def removals(m):
         idx = np.flatnonzero(m)
@@ -487,7 +531,8 @@ def monte_carlo(
     even : {"drop_min", "strict"}, default="drop_min"
         Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
     stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
-        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations.
+        Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations
+        (None: the rule's own ``stop.maxstep``, eq. 29; refused without one).
     batch : int, default=256
         Ensembles drawn per vectorised round.
 
@@ -504,6 +549,12 @@ def monte_carlo(
     (array([1, 2, 3]), 50, 'maxstep')
     """
     p, t, budget = check_pool(p, t, budget)
+    batch = _check_count("batch", batch)
+    maxstep = _check_bounded(maxstep, stop)
+    if sampler not in ("uniform_size", "uniform_subset", "bernoulli"):
+        raise ValueError(
+            f"sampler must be 'uniform_subset', 'uniform_size' or 'bernoulli'; got {sampler!r}"
+        )
     rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep)
     while not search.done:
@@ -622,6 +673,12 @@ def simulated_annealing(
             "rho, accept0 and tmin_ratio must lie in (0, 1); got "
             f"{rho!r}, {accept0!r}, {tmin_ratio!r}"
         )
+    if not (
+        isinstance(probe_moves, numbers.Integral)
+        and not isinstance(probe_moves, bool)
+        and probe_moves >= 0
+    ):
+        raise ValueError(f"probe_moves must be a non-negative integer; got {probe_moves!r}")
     if moves_per_temp == "budget" and maxstep is None:
         raise ValueError("moves_per_temp='budget' spreads the schedule over maxstep; give maxstep")
     if moves_per_temp not in (None, "budget") and not (
@@ -722,7 +779,7 @@ def stochastic_search(
         Score even-sized sets without their least accurate member (Lemma I.1) or as they are.
     stop, maxstep : StoppingRule or None, int or None (default MAXSTEP)
         Stop at the first ensemble reaching the rule (section IV) / after maxstep steps
-        (e.g. ``stop.maxstep``, eq. 29).
+        (None: the rule's own ``stop.maxstep``, eq. 29; refused without one).
     steps : {"constructions", "evaluations"}, default="constructions"
         What one step (the unit of ``maxstep``) is.
     copies : {"maximal", "odd"}, default="maximal"
@@ -749,6 +806,8 @@ def stochastic_search(
         raise ValueError(f"steps must be 'constructions' or 'evaluations'; got {steps!r}")
     if copies not in ("maximal", "odd"):
         raise ValueError(f"copies must be 'maximal' or 'odd'; got {copies!r}")
+    batch = _check_count("batch", batch)
+    maxstep = _check_bounded(maxstep, stop)
     rng = check_generator(random_state)
     search = _Search(p, t, budget, even, stop, maxstep, unit=steps)
     n = p.size

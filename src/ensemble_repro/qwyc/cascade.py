@@ -50,6 +50,45 @@ class Cascade:
     hi: np.ndarray
     beta: float
 
+    def __post_init__(self):
+        order = np.asarray(self.order)
+        if order.ndim != 1 or not np.issubdtype(order.dtype, np.integer):
+            raise ValueError(
+                f"order must be a 1-D array of integers; got {order.dtype} of shape {order.shape}"
+            )
+        T = order.size
+        if T == 0 or not np.array_equal(np.sort(order), np.arange(T)):
+            raise ValueError(
+                f"order must be a permutation of range({T}) (each base model once); got "
+                f"{np.array2string(order, threshold=12)}"
+            )
+        ptr = np.asarray(self.bin_ptr)
+        if (
+            ptr.shape != (T,)
+            or not np.issubdtype(ptr.dtype, np.integer)
+            or ptr[0] != 0
+            or np.any(np.diff(ptr) < 1)
+        ):
+            raise ValueError(
+                f"bin_ptr must be {T} increasing integers from 0 (at least one bin per step); "
+                f"got {np.array2string(ptr, threshold=12)}"
+            )
+        n_bins = int(ptr[-1])
+        arrays = {}
+        for name, size in (("lo", n_bins), ("hi", n_bins), ("edges", n_bins - (T - 1))):
+            a = np.asarray(getattr(self, name))
+            if a.shape != (size,) or not np.issubdtype(a.dtype, np.floating):
+                raise ValueError(
+                    f"{name} must be a 1-D float array of {size} values (from bin_ptr); got "
+                    f"{a.dtype} of shape {a.shape}"
+                )
+            arrays[name] = a.astype(np.float64, copy=False)
+        for name, a in (("order", order.astype(np.int64)), ("bin_ptr", ptr.astype(np.int64))):
+            object.__setattr__(self, name, a)
+        for name, a in arrays.items():
+            object.__setattr__(self, name, a)
+        object.__setattr__(self, "beta", float(self.beta))
+
     @classmethod
     def from_steps(cls, order, step_edges, step_lo, step_hi, beta) -> Cascade:
         """Build a cascade from per-step lists.

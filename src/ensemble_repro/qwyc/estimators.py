@@ -62,6 +62,11 @@ def _check_scores(F, n_models: int | None = None) -> np.ndarray:
     return F
 
 
+def _nan(forest) -> bool | str:
+    """``ensure_all_finite`` for the model behind ``forest``: NaN only where it allows NaN."""
+    return "allow-nan" if forest.allow_nan else True
+
+
 def _check_base(base) -> float:
     """Validate the intercept ``base`` (initial score b0) and return it as a float."""
     if isinstance(base, numbers.Real) and not isinstance(base, bool) and math.isfinite(base):
@@ -120,7 +125,8 @@ class _Cascade(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
             Examples to fit the early-exit rule on, with the model's features (same names and
-            order if the model was fitted on a DataFrame). NaN is routed as the model does.
+            order if the model was fitted on a DataFrame). NaN is routed as the model does, and
+            refused where the model refuses it (``GradientBoostingClassifier``).
         y : None
             Ignored: the cascade imitates the full ensemble's decisions, not the labels.
         model : GradientBoostingClassifier or HistGradientBoostingClassifier
@@ -139,7 +145,7 @@ class _Cascade(ClassifierMixin, BaseEstimator):
             )
         base, forest = flatten_model(model)
         validate_data(model, X, reset=False, skip_check_array=True)  # feature names as sklearn
-        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite="allow-nan")
+        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=_nan(forest))
         self._fit_cascade(base, forest.contributions(X))
         self.model_, self.forest_ = model, forest
         self.classes_ = np.asarray(model.classes_)
@@ -175,7 +181,9 @@ class _Cascade(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "cascade_")
         if self.model_ is None:
             return _check_scores(X, n_models=self.cascade_.order.size)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        X = validate_data(
+            self, X, reset=False, dtype=np.float64, ensure_all_finite=_nan(self.forest_)
+        )
         return self.forest_.contributions(X)
 
     def evaluate(self, X):
@@ -317,7 +325,7 @@ default="joint"
 
     def _check_params(self, T):
         a = self.alpha
-        if not (isinstance(a, numbers.Real) and 0 <= a < 1):
+        if isinstance(a, bool) or not (isinstance(a, numbers.Real) and 0 <= a < 1):
             raise ValueError(f"alpha must be a number in [0, 1); got {a!r}")
         for name, value, allowed in (
             ("budget_rule", self.budget_rule, BUDGET_RULES),
@@ -487,11 +495,16 @@ default="individual_mse"
         self.random_state = random_state
 
     def _check_params(self):
-        if not (isinstance(self.gamma, numbers.Real) and self.gamma >= 0):
-            raise ValueError(f"gamma must be a number >= 0 (inf allowed); got {self.gamma!r}")
+        g = self.gamma
+        if isinstance(g, bool) or not (isinstance(g, numbers.Real) and g >= 0):
+            raise ValueError(f"gamma must be a number >= 0 (inf allowed); got {g!r}")
         for name, v in (("n_bins", self.n_bins), ("min_bin_count", self.min_bin_count)):
-            if not (isinstance(v, numbers.Integral) and v >= 1):
+            if isinstance(v, bool) or not (isinstance(v, numbers.Integral) and v >= 1):
                 raise ValueError(f"{name} must be an integer >= 1; got {v!r}")
+        if not isinstance(self.stats_on_survivors, (bool, np.bool_)):
+            raise ValueError(
+                f"stats_on_survivors must be True or False; got {self.stats_on_survivors!r}"
+            )
         for name, value, allowed in (
             ("bin_kind", self.bin_kind, BIN_KINDS),
             ("bin_score", self.bin_score, BIN_SCORES),

@@ -8,13 +8,19 @@ evaluated. The full ensemble is timed with the same kernel and a never-stopping 
 kernel is compiled with the system C compiler on first use into the user's cache directory
 (``$XDG_CACHE_HOME/ensemble_repro``, else ``~/.cache/ensemble_repro``; ``ENSEMBLE_REPRO_CACHE``
 overrides it), keyed by the source's hash. The directory and the library must be the user's own
-and not writable by group or others (issue 14), else loading is refused.
+and not writable by group or others, no directory or link on the way to them may be changeable
+by another user, and the library is loaded from the very descriptor that was checked; else
+loading is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import dataclasses
+import errno
 import hashlib
+import numbers
 import os
 import shutil
 import stat
@@ -76,7 +82,11 @@ def _cache_dir() -> Path:
     return root / "ensemble_repro"
 
 
-def _refuse(path: Path, why: str, fix: str) -> PermissionError:
+#: Symbolic links followed at most on the way to the cache (the kernel allows 40 too).
+_MAX_SYMLINKS = 40
+
+
+def _refuse(path, why: str, fix: str) -> PermissionError:
     return PermissionError(
         f"refusing to use the compiled-kernel cache {path}: {why}, so another "
         f"user could make this process run their code; {fix} (or set "
@@ -84,56 +94,172 @@ def _refuse(path: Path, why: str, fix: str) -> PermissionError:
     )
 
 
-def _check_private(path: Path, is_dir: bool) -> None:
-    """Refuse ``path`` unless it is a real directory / regular file (not a symlink) owned by
-    this user and not writable by group or others."""
-    st = os.stat(path, follow_symlinks=is_dir)
-    kind_ok = stat.S_ISDIR(st.st_mode) if is_dir else stat.S_ISREG(st.st_mode)
-    kind = "directory" if is_dir else "regular file (not a symlink)"
-    if not kind_ok:
-        raise _refuse(path, f"it is not a {kind}", "remove it")
+def _check_own(st: os.stat_result, path: Path) -> None:
+    """Refuse ``path`` (already opened and fstat'ed) unless it is this user's and group and
+    others cannot write it."""
     if st.st_uid != os.geteuid():
-        raise _refuse(
-            path, f"it is owned by uid {st.st_uid}, not by you (uid {os.geteuid()})", "remove it"
-        )
+        why = f"it is owned by uid {st.st_uid}, not by you (uid {os.geteuid()})"
+        raise _refuse(path, why, "remove it")
     if st.st_mode & 0o022:
-        mode = stat.S_IMODE(st.st_mode)
-        raise _refuse(
-            path, f"it is writable by group or others (mode {mode:o})", f"run `chmod go-w {path}`"
+        why = f"it is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+        raise _refuse(path, why, f"run `chmod go-w {path}`")
+
+
+def _trusted_owner(uid: int) -> bool:
+    return uid in (0, os.geteuid())
+
+
+def _open_private_dir(path: Path) -> int:
+    """Open ``path`` as a directory no other user can change, creating missing parts (0700).
+
+    The path is walked one component at a time from ``/`` with ``openat`` and ``O_NOFOLLOW``,
+    so what is checked is what is opened. Every directory on the way must be owned by root or
+    by this user, and not writable by group or others unless it has the sticky bit (as
+    ``/tmp``), where others cannot rename or replace the entries they do not own. A symbolic
+    link on the way is followed only when it is owned by root or by this user (its directory
+    having passed the same checks, nobody else can flip it); any other is refused. The last
+    directory must be this user's own and not writable by group or others.
+
+    Returns
+    -------
+    int
+        A file descriptor of the directory (the caller closes it).
+    """
+    todo = list(reversed(Path(os.path.abspath(path)).parts[1:]))
+    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    shown = Path("/")
+    links = 0
+    try:
+        while todo:
+            st = os.fstat(fd)
+            name = todo.pop()
+            if name in ("", "."):
+                continue
+            if not _trusted_owner(st.st_uid):
+                raise _refuse(path, f"its ancestor {shown} is owned by uid {st.st_uid}", "move it")
+            if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+                mode = stat.S_IMODE(st.st_mode)
+                raise _refuse(
+                    path,
+                    f"its ancestor {shown} is writable by group or others (mode {mode:o})",
+                    "use a cache outside it",
+                )
+            try:
+                lst = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, mode=0o700, dir_fd=fd)
+                lst = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISLNK(lst.st_mode):
+                if not _trusted_owner(lst.st_uid):
+                    raise _refuse(
+                        path,
+                        f"{shown / name} is a symbolic link owned by uid {lst.st_uid}, "
+                        "who can point it elsewhere at any time",
+                        "remove it",
+                    )
+                links += 1
+                if links > _MAX_SYMLINKS:
+                    raise _refuse(path, "it has too many symbolic links", "shorten it")
+                target = os.readlink(name, dir_fd=fd)
+                todo.extend(reversed(Path(target).parts))
+                if os.path.isabs(target):
+                    todo.pop()  # the leading "/"
+                    os.close(fd)
+                    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                    shown = Path("/")
+                continue
+            try:
+                new = os.open(
+                    name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd
+                )
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                raise _refuse(
+                    path,
+                    f"{shown / name} is not a directory or changed while it was checked",
+                    "remove it",
+                ) from exc
+            os.close(fd)
+            fd = new
+            shown = shown.parent if name == ".." else shown / name
+        _check_own(os.fstat(fd), path)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _check_library(fd: int, path: Path) -> os.stat_result:
+    """Refuse the open library ``fd`` unless it is a regular file of this user's that group
+    and others cannot write."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise _refuse(path, "it is not a regular file (not a symlink)", "remove it")
+    _check_own(st, path)
+    return st
+
+
+def _compile(cache: Path, lib: Path) -> None:
+    """Compile the kernel in a private build directory inside ``cache`` and rename it to
+    ``lib`` (atomic: a concurrent process sees either no library or a complete one)."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise RuntimeError("the timing evaluator needs a C compiler (cc or gcc, or set CC)")
+    with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as build:
+        src, out = Path(build) / "cascade.c", Path(build) / lib.name
+        src.write_text(_SOURCE)
+        subprocess.run(
+            [cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src), "-lm"],
+            check=True,
+            capture_output=True,
         )
+        os.chmod(out, 0o700)
+        os.replace(out, lib)
+
+
+#: Libraries loaded by this process, by (device, inode).
+_LOADED: dict[tuple[int, int], ctypes.CDLL] = {}
 
 
 def _library() -> ctypes.CDLL:
     """Compile (once) and load the C kernel.
 
-    The cache directory is created with mode 0700; an existing one must be owned by this user
-    and not group/other-writable, and so must the library, which is compiled in a private
-    temporary directory inside the cache and renamed into place (atomic: a concurrent process
-    sees either no library or a complete one).
+    The cache directory is opened by :func:`_open_private_dir` (no component another user
+    can change), the library inside it with ``O_NOFOLLOW``; the open descriptor is checked
+    (regular file, this user's, not group/other-writable) and that same descriptor is what
+    the dynamic loader opens (``/proc/self/fd/N``), so nothing can be swapped between the
+    check and the load.
     """
     tag = hashlib.sha256(_SOURCE.encode()).hexdigest()[:16]
     cache = _cache_dir()
-    cache.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _check_private(cache, is_dir=True)
     lib = cache / f"cascade_{tag}.so"
-    if not os.path.lexists(lib):
-        cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-        if cc is None:
-            raise RuntimeError("the timing evaluator needs a C compiler (cc or gcc, or set CC)")
-        with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as build:
-            src, out = Path(build) / "cascade.c", Path(build) / lib.name
-            src.write_text(_SOURCE)
-            subprocess.run(
-                [cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src), "-lm"],
-                check=True,
-                capture_output=True,
-            )
-            os.chmod(out, 0o700)
-            os.replace(out, lib)
-    _check_private(lib, is_dir=False)
-    dll = ctypes.CDLL(str(lib))
-    dll.cascade_eval.restype = None
-    return dll
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    dfd = _open_private_dir(cache)
+    try:
+        try:
+            fd = os.open(lib.name, flags, dir_fd=dfd)
+        except FileNotFoundError:
+            _compile(cache, lib)
+            fd = os.open(lib.name, flags, dir_fd=dfd)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENXIO):
+            raise
+        raise _refuse(lib, "it is not a regular file (not a symlink)", "remove it") from exc
+    finally:
+        os.close(dfd)
+    try:
+        st = _check_library(fd, lib)
+        key = (st.st_dev, st.st_ino)
+        if key not in _LOADED:
+            fd_dir = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+            dll = ctypes.CDLL(f"{fd_dir}/{fd}")
+            dll.cascade_eval.restype = None
+            _LOADED[key] = dll
+        return _LOADED[key]
+    finally:
+        os.close(fd)
 
 
 def _ptr(a):
@@ -194,6 +320,14 @@ class CascadeTimer:
     """
 
     def __init__(self, forest: FlatForest, base: float):
+        if not isinstance(forest, FlatForest):
+            raise ValueError(
+                f"forest must be a FlatForest (from flatten_model); got {type(forest).__name__}"
+            )
+        if isinstance(base, bool) or not (
+            isinstance(base, numbers.Real) and np.isfinite(float(base))
+        ):
+            raise ValueError(f"base must be a finite number (from flatten_model); got {base!r}")
         self.forest = forest
         self.base = float(base)
         self._lib = _library()
@@ -217,7 +351,10 @@ class CascadeTimer:
         seconds : float
             Wall time of the C loop over all N examples.
         """
-        fo = self.forest
+        # checked again here (arrays can be changed in place after construction): an index
+        # out of range would make the C loop read outside its arrays
+        fo = dataclasses.replace(self.forest)
+        cascade = dataclasses.replace(cascade)
         if cascade.order.size != fo.n_trees:
             raise ValueError(
                 f"cascade has {cascade.order.size} steps but the forest {fo.n_trees} trees"
@@ -272,6 +409,8 @@ class CascadeTimer:
         dict
             Name -> ndarray of shape (runs,), seconds per example in each round.
         """
+        if isinstance(runs, bool) or not (isinstance(runs, numbers.Integral) and runs >= 1):
+            raise ValueError(f"runs must be a positive integer; got {runs!r}")
         out = {name: np.empty(runs) for name in cascades}
         n = np.asarray(X).shape[0]
         for r in range(runs):

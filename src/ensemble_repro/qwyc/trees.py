@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 from sklearn.utils.validation import check_is_fitted
 
@@ -42,6 +43,9 @@ class FlatForest:
         Features the model was fitted on.
     float32_inputs : bool
         Compare float32-rounded features (the classic ``GradientBoostingClassifier`` does).
+    allow_nan : bool, default=True
+        Whether the model accepts NaN features (the classic ``GradientBoostingClassifier``
+        does not); infinite features are always refused.
 
     Examples
     --------
@@ -65,6 +69,45 @@ class FlatForest:
     max_depth: int
     n_features: int
     float32_inputs: bool  # classic GBT compares float32-rounded features
+    allow_nan: bool = True
+
+    def __post_init__(self):
+        kinds = {
+            "feature": ((np.integer,), np.int32),
+            "threshold": ((np.floating,), np.float64),
+            "left": ((np.integer,), np.int32),
+            "right": ((np.integer,), np.int32),
+            "missing_left": ((np.integer, np.bool_), np.uint8),
+            "value": ((np.floating,), np.float64),
+            "roots": ((np.integer,), np.int32),
+        }
+        n_nodes = np.asarray(self.feature).size
+        for name, (kind, dtype) in kinds.items():
+            a = np.asarray(getattr(self, name))
+            ok_kind = any(np.issubdtype(a.dtype, k) for k in kind)
+            if a.ndim != 1 or not ok_kind or (name != "roots" and a.size != n_nodes):
+                raise ValueError(
+                    f"{name} must be a 1-D {dtype.__name__} array"
+                    + ("" if name == "roots" else f" of {n_nodes} nodes")
+                    + f"; got {a.dtype} of shape {a.shape}"
+                )
+            object.__setattr__(self, name, np.ascontiguousarray(a, dtype=dtype))
+        if isinstance(self.n_features, bool) or not isinstance(self.n_features, (int, np.integer)):
+            raise ValueError(f"n_features must be an int; got {self.n_features!r}")
+        idx = np.arange(n_nodes)
+        leaf = (self.left == idx) & (self.right == idx)
+        inner = ~leaf
+        problems = []
+        if self.roots.size == 0 or np.any((self.roots < 0) | (self.roots >= n_nodes)):
+            problems.append(f"roots must be at least one node index in [0, {n_nodes})")
+        if np.any(inner & ((self.feature < 0) | (self.feature >= self.n_features))):
+            problems.append(f"feature of every split must be in [0, {self.n_features})")
+        if np.any(inner & ((self.left <= idx) | (self.right <= idx))):
+            problems.append("children must follow their node (left, right > node index)")
+        if np.any((self.left >= n_nodes) | (self.right >= n_nodes)):
+            problems.append(f"children must be node indices below {n_nodes}")
+        if problems:
+            raise ValueError("not a valid forest: " + "; ".join(problems))
 
     @property
     def n_trees(self) -> int:
@@ -89,6 +132,16 @@ class FlatForest:
             raise ValueError(
                 f"X must be a 2-D array with {self.n_features} columns (the model's "
                 f"features); got shape {X.shape}"
+            )
+        bad = np.isinf(X) if self.allow_nan else ~np.isfinite(X)
+        if bad.any():
+            row, col = np.argwhere(bad)[0]
+            allowed = (
+                "NaN is allowed, infinity is not" if self.allow_nan else "the model refuses NaN"
+            )
+            raise ValueError(
+                f"X must hold finite values ({allowed}); got {X[row, col]} in row {row}, "
+                f"column {col} ({int(bad.sum())} such entries)"
             )
         if self.float32_inputs:
             X = X.astype(np.float32).astype(np.float64)
@@ -123,7 +176,7 @@ class FlatForest:
         return F
 
 
-def _pack(trees, n_features: int, float32_inputs: bool) -> FlatForest:
+def _pack(trees, n_features: int, float32_inputs: bool, allow_nan: bool) -> FlatForest:
     """Concatenate per-tree node tables ``(feature, threshold, left, right, missing_left,
     value, is_leaf, depth)`` into one :class:`FlatForest`."""
     parts = {k: [] for k in ("feature", "threshold", "left", "right", "missing_left", "value")}
@@ -151,6 +204,7 @@ def _pack(trees, n_features: int, float32_inputs: bool) -> FlatForest:
         max_depth=depth,
         n_features=int(n_features),
         float32_inputs=float32_inputs,
+        allow_nan=allow_nan,
     )
 
 
@@ -160,7 +214,8 @@ def flatten_model(model) -> tuple[float, FlatForest]:
     Parameters
     ----------
     model : GradientBoostingClassifier or HistGradientBoostingClassifier
-        Fitted, binary, without native categorical splits.
+        Fitted, binary, without native categorical splits; a ``GradientBoostingClassifier``
+        with a constant ``init`` (None, ``"zero"`` or a prior / constant ``DummyClassifier``).
 
     Returns
     -------
@@ -209,7 +264,13 @@ def flatten_model(model) -> tuple[float, FlatForest]:
                 )
             )
         base = float(np.ravel(model._baseline_prediction)[0])
-        return base, _pack(trees, model.n_features_in_, float32_inputs=False)
+        return base, _pack(trees, model.n_features_in_, float32_inputs=False, allow_nan=True)
+    if not _constant_init(model.init):
+        raise ValueError(
+            f"model.init = {model.init!r} gives every row its own initial score, but a "
+            "cascade starts every row from one constant b0, so its decisions would differ "
+            "from the model's; refit the model with init=None (the class prior) or 'zero'"
+        )
     trees = []
     for est in model.estimators_[:, 0]:
         t = est.tree_
@@ -227,7 +288,18 @@ def flatten_model(model) -> tuple[float, FlatForest]:
             )
         )
     base = float(model._raw_predict_init(np.zeros((1, model.n_features_in_)))[0, 0])
-    return base, _pack(trees, model.n_features_in_, float32_inputs=True)
+    return base, _pack(trees, model.n_features_in_, float32_inputs=True, allow_nan=False)
+
+
+def _constant_init(init) -> bool:
+    """Whether a ``GradientBoostingClassifier`` ``init`` gives every row the same score."""
+    if init is None or (isinstance(init, str) and init == "zero"):
+        return True
+    return isinstance(init, DummyClassifier) and init.strategy in (
+        "prior",
+        "most_frequent",
+        "constant",
+    )
 
 
 def sequential_sum(base: float, F: np.ndarray) -> np.ndarray:

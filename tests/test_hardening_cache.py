@@ -1,0 +1,168 @@
+"""The compiled QWYC kernel cannot be swapped between its check and its load.
+
+The tests run as root, so "another user" is simulated by chowning a directory, file or link
+to uid 12345; the checks are on ownership and mode, which root does not bypass.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ensemble_repro.qwyc import timing
+
+OTHER_UID = 12345
+
+
+def _lib_name():
+    return f"cascade_{timing.hashlib.sha256(timing._SOURCE.encode()).hexdigest()[:16]}.so"
+
+
+def _planted_library(path, marker):
+    """A shared library that creates ``marker`` as soon as it is loaded."""
+    src = path.with_suffix(".c")
+    src.write_text(
+        textwrap.dedent(
+            f"""
+            #include <stdio.h>
+            __attribute__((constructor)) static void planted(void) {{
+                FILE *f = fopen("{marker}", "w");
+                if (f) fclose(f);
+            }}
+            void cascade_eval(void) {{}}
+            """
+        )
+    )
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(path), str(src)], check=True)
+    src.unlink()
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    monkeypatch.delenv("ENSEMBLE_REPRO_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(timing, "_LOADED", {})
+    return tmp_path
+
+
+_FLIPPER = """
+import os, sys
+hub, good, evil, uid = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+tmp = hub + ".new"
+i = 0
+while True:
+    i += 1
+    try:
+        os.symlink(good if i % 2 else evil, tmp)
+        os.lchown(tmp, uid, uid)
+        os.replace(tmp, hub)
+    except FileExistsError:
+        os.unlink(tmp)
+"""
+
+
+def test_symlink_flip_raced_against_the_load_never_loads_the_planted_library(env, monkeypatch):
+    """Another user owns a directory on the cache path and flips a link in it between the
+    victim's own cache and a copy holding a planted library, as fast as it can, while the
+    victim loads the kernel again and again (through a new path each time, so the dynamic
+    loader's cache of loaded names never answers in place of the file)."""
+    good = env / "good"
+    good.mkdir(mode=0o700)
+    timing._compile(good, good / _lib_name())
+    evil = env / "evil"
+    evil.mkdir(mode=0o755)
+    marker = env / "planted-code-ran"
+    _planted_library(evil / _lib_name(), marker)
+    attacker = env / "attacker"
+    attacker.mkdir(mode=0o755)
+    hub = attacker / "hub"
+    os.symlink(good, hub)
+    os.chown(evil / _lib_name(), OTHER_UID, OTHER_UID)
+    os.chown(evil, OTHER_UID, OTHER_UID)
+    os.chown(attacker, OTHER_UID, OTHER_UID)
+    flipper = subprocess.Popen(
+        [sys.executable, "-c", _FLIPPER, str(hub), str(good), str(evil), str(OTHER_UID)]
+    )
+    refused = 0
+    try:
+        for i in range(300):
+            link = attacker / f"cache{i}"
+            os.symlink(hub, link)
+            os.lchown(link, OTHER_UID, OTHER_UID)
+            monkeypatch.setenv("ENSEMBLE_REPRO_CACHE", str(link))
+            try:
+                timing._library()
+            except PermissionError as exc:
+                assert "another user could make this process run their code" in str(exc)
+                refused += 1
+            assert not marker.exists(), f"the planted library was loaded at attempt {i}"
+    finally:
+        flipper.kill()
+        flipper.wait()
+    assert refused == 300
+
+
+def test_refuses_link_owned_by_another_user(env, monkeypatch):
+    own = env / "own"
+    own.mkdir(mode=0o700)
+    sticky = env / "shared"
+    sticky.mkdir()
+    os.chmod(sticky, 0o1777)
+    link = sticky / "cache"
+    os.symlink(own, link)
+    os.lchown(link, OTHER_UID, OTHER_UID)
+    monkeypatch.setenv("ENSEMBLE_REPRO_CACHE", str(link))
+    with pytest.raises(
+        PermissionError, match=rf"{link} is a symbolic link owned by uid {OTHER_UID}"
+    ):
+        timing._library()
+    assert os.listdir(own) == []
+
+
+def test_refuses_group_writable_ancestor(env, monkeypatch):
+    parent = env / "team"
+    parent.mkdir()
+    os.chmod(parent, 0o775)
+    cache = parent / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("ENSEMBLE_REPRO_CACHE", str(cache))
+    with pytest.raises(
+        PermissionError, match=rf"ancestor {parent} is writable by group or others \(mode 775\)"
+    ):
+        timing._library()
+    assert os.listdir(cache) == []
+
+
+def test_refuses_ancestor_owned_by_another_user(env, monkeypatch):
+    parent = env / "theirs"
+    parent.mkdir(mode=0o755)
+    cache = parent / "cache"
+    cache.mkdir(mode=0o700)
+    os.chown(parent, OTHER_UID, OTHER_UID)
+    monkeypatch.setenv("ENSEMBLE_REPRO_CACHE", str(cache))
+    with pytest.raises(PermissionError, match=rf"ancestor {parent} is owned by uid {OTHER_UID}"):
+        timing._library()
+
+
+def test_own_link_in_own_directory_is_followed(env, monkeypatch):
+    """``~/.cache`` linked to a scratch directory of one's own works (nobody else can flip
+    it); the cache is created at the link's target."""
+    scratch = env / "scratch"
+    scratch.mkdir(mode=0o700)
+    home = env / "home"
+    home.mkdir(mode=0o700)
+    os.symlink(scratch, home / "cache")
+    monkeypatch.setenv("ENSEMBLE_REPRO_CACHE", str(home / "cache" / "ensemble_repro"))
+    dll = timing._library()
+    assert hasattr(dll, "cascade_eval")
+    assert os.listdir(scratch / "ensemble_repro") == [_lib_name()]
+
+
+def test_planted_fifo_is_refused_without_hanging(env):
+    cache = env / "xdg" / "ensemble_repro"
+    cache.mkdir(parents=True, mode=0o700)
+    os.mkfifo(cache / _lib_name(), 0o600)
+    with pytest.raises(PermissionError, match="not a regular file"):
+        timing._library()

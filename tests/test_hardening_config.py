@@ -1,0 +1,209 @@
+"""Config files: strict parsing (duplicate keys, YAML 1.1 numbers, alias bombs, bytes and
+shapes a YAML parser chokes on) and the cross-field checks, each error naming the file and
+the key or the line and column."""
+
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from ensemble_repro.config import ConfigError, load_yaml_file, main
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+BASE = str(REPO / "config" / "config.yaml")
+
+
+def _check(tmp_path, capsys, overlay: str | bytes, name="over.yaml"):
+    """Exit status and stderr of ``python -m ensemble_repro.config BASE overlay``."""
+    path = tmp_path / name
+    if isinstance(overlay, bytes):
+        path.write_bytes(overlay)
+    else:
+        path.write_text(overlay)
+    status = main([BASE, str(path), "--schema", str(SCHEMA)])
+    return status, capsys.readouterr().err, path
+
+
+@pytest.mark.parametrize(
+    "text, name, where, key",
+    [
+        ("seed: 1\njab:\n  n_trials: 3\nseed: 2\n", "over.yaml", "line 4, column 1", "'seed'"),
+        (
+            "jab:\n  n_trials: 3\n  alpha: 0.1\n  n_trials: 4\n",
+            "o.yaml",
+            "line 4, column 3",
+            "'n_trials'",
+        ),
+        ('{"seed": 1,\n "seed": 2}\n', "over.json", "line 2, column 2", "'seed'"),
+    ],
+)
+def test_duplicate_keys_refused(tmp_path, capsys, text, name, where, key):
+    status, err, path = _check(tmp_path, capsys, text, name)
+    assert status == 1
+    assert f"config file {path} is not a usable config: {where}: the key {key} appears twice" in err
+    assert "the last one would silently win" in err and "Keep one of them" in err
+
+
+def test_merge_keys_are_not_duplicates(tmp_path):
+    path = tmp_path / "anchors.yaml"
+    path.write_text("a: &d {x: 1, y: 2}\nb:\n  <<: *d\n  y: 3\n")
+    assert load_yaml_file(path) == {"a": {"x": 1, "y": 2}, "b": {"x": 1, "y": 3}}
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("seed: 010\n", "010 has a leading zero, which YAML 1.1 reads as an octal number"),
+        ("data:\n  timeout_seconds: 1:30\n", "1:30 is read by YAML 1.1 as a base-60 integer"),
+        ("data:\n  timeout_seconds: 1:30.5\n", "1:30.5 is read by YAML 1.1 as a base-60 number"),
+    ],
+)
+def test_yaml_11_numbers_refused(tmp_path, capsys, text, problem):
+    status, err, path = _check(tmp_path, capsys, text)
+    assert status == 1 and problem in err and f"config file {path}" in err, err
+    assert "quote it" in err
+
+
+def test_zero_and_decimals_still_read(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text("a: 0\nb: 0.05\nc: -0.5\nd: 10\ne: '010'\n")
+    assert load_yaml_file(path) == {"a": 0, "b": 0.05, "c": -0.5, "d": 10, "e": "010"}
+
+
+def test_alias_bomb_refused_quickly(tmp_path, capsys):
+    lines = ['a0: ["x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    for i in range(1, 10):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
+    lines[0] = "a0: &a0 " + lines[0][4:]
+    text = "\n".join(lines) + "\n"
+    assert len(text) < 2048
+
+    def timeout(*_):
+        raise TimeoutError("the alias bomb was expanded")
+
+    old = signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(20)
+    try:
+        start = time.perf_counter()
+        status, err, _ = _check(tmp_path, capsys, text)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert status == 1 and "expand the file to more than 100000 values" in err, err
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize(
+    "content, where, problem",
+    [
+        (
+            b"seed: 1\njab:\n  alpha: 0.1\x07\n",
+            "line 3, column 13",
+            "'\\x07' (U+0007) cannot appear",
+        ),
+        (b"seed: 1\n# caf\xe9\n", "line 2, column 6", "byte 0xe9 is not UTF-8 text"),
+        (b"42\n", "line 1, column 1", "the file holds int 42, not a mapping of keys"),
+        (b"- seed\n- 1\n", "line 1, column 1", "the file holds list ['seed', 1]"),
+    ],
+)
+def test_unreadable_files_are_located(tmp_path, capsys, content, where, problem):
+    status, err, path = _check(tmp_path, capsys, content)
+    assert status == 1
+    assert f"config file {path} is not" in err and where in err and problem in err, err
+    assert "Traceback" not in err
+
+
+def test_empty_file_refused_as_snakemake_refuses_it(tmp_path, capsys):
+    status, err, path = _check(tmp_path, capsys, "# only a comment\n")
+    assert status == 1 and f"config file {path} is empty (or only comments)" in err, err
+
+
+def test_missing_file_and_directory(tmp_path, capsys):
+    with pytest.raises(ConfigError, match=r"config file .*nope.yaml does not exist"):
+        load_yaml_file(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match=rf"config file {tmp_path} is a directory"):
+        load_yaml_file(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "overlay, message",
+    [
+        ("seed: 7.0\n", "config value seed = 7.0 is invalid (7.0 is not of type 'integer')"),
+        ("jab:\n  n_trials: 2.0\n", "config value jab.n_trials = 2.0 is invalid"),
+        ("seed: true\n", "config value seed = True is invalid"),
+    ],
+)
+def test_integers_must_be_integers(tmp_path, capsys, overlay, message):
+    status, err, path = _check(tmp_path, capsys, overlay)
+    assert status == 1 and message in err and f"Fix it in {path}" in err, err
+
+
+@pytest.mark.parametrize(
+    "overlay, message",
+    [
+        (
+            'knapsack:\n  stop_rules: ["left_tail@0.05", "left_tail@0.050"]\n',
+            "knapsack.stop_rules lists 'left_tail@0.05' (entry 0) and 'left_tail@0.050' "
+            "(entry 1), the same setting written twice",
+        ),
+        (
+            "qwyc:\n  sensitivity: [learning_rate_0.1, learning_rate_0.10]\n",
+            "qwyc.sensitivity lists 'learning_rate_0.1' (entry 0) and 'learning_rate_0.10' "
+            "(entry 1), the same setting written twice",
+        ),
+        (
+            "knapsack:\n  cost: flops\n  cost_sensitivity: [flops]\n",
+            "knapsack.cost_sensitivity.0 = 'flops' is the main cost (knapsack.cost = flops)",
+        ),
+        (
+            "qwyc:\n  sensitivity: [fit_on_train_full]\n",
+            "qwyc.sensitivity.0 = 'fit_on_train_full' is the main setting (qwyc.fit_on = "
+            "train_full)",
+        ),
+        (
+            "qwyc:\n  sensitivity: [budget_rule_greedy_remaining]\n",
+            "'budget_rule_greedy_remaining' is the main setting (qwyc.budget_rule = ",
+        ),
+        (
+            "qwyc:\n  sensitivity: [fan_score_margin]\n",
+            "'fan_score_margin' is the main setting (qwyc.fan.score = margin)",
+        ),
+        (
+            "qwyc:\n  sensitivity: [learning_rate_0.5]\n",
+            "qwyc.sensitivity.0 = 'learning_rate_0.5' names the learning rate 0.5, which is not "
+            "in qwyc.gbt.learning_rates",
+        ),
+        (
+            "qwyc:\n  sensitivity: [learning_rate_1.2.3]\n",
+            "qwyc.sensitivity.0 = 'learning_rate_1.2.3' is invalid",
+        ),
+        (
+            "knapsack:\n  adversarial:\n    checkpoints: [10, 5000]\n",
+            "knapsack.adversarial.checkpoints.1 = 5000 is above "
+            "knapsack.adversarial.evaluations = 1000",
+        ),
+    ],
+)
+def test_cross_field_checks_at_start(tmp_path, capsys, overlay, message):
+    status, err, path = _check(tmp_path, capsys, overlay)
+    assert status == 1 and message in err and str(path) in err, err
+
+
+def test_max_depth_must_cover_every_qwyc_data_set(tmp_path, capsys):
+    """A config file given alone (``--configfile`` replaces config/config.yaml) whose
+    ``max_depth`` lacks a data set in use is refused at start, not with a KeyError in a job."""
+    import yaml
+
+    cfg = yaml.safe_load(Path(BASE).read_text())
+    cfg["qwyc"]["gbt"]["max_depth"] = {"nomao": 9}
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    assert main([str(path), "--schema", str(SCHEMA)]) == 1
+    err = capsys.readouterr().err
+    assert "qwyc.gbt.max_depth = {'nomao': 9} has no depth for adult (in qwyc.datasets)" in err
+    assert f"Fix it in {path}" in err
+    cfg["experiments"]["qwyc"] = False  # not in use: no depth needed
+    path.write_text(yaml.safe_dump(cfg))
+    assert main([str(path), "--schema", str(SCHEMA)]) == 0

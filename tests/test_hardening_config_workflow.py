@@ -1,0 +1,31 @@
+"""Strict config checks as the user of ``snakemake`` sees them: an overlay that Snakemake
+itself parses leniently (a repeated key, the last one winning; 7.0 for an integer) stops the
+run at start, naming the file and the line or the key.
+
+Each case stops while the Snakefile is read (seconds, no job), so these are not marked slow.
+"""
+
+import pytest
+from workflow_helpers import SMOKE, run_snakemake
+
+
+@pytest.mark.parametrize(
+    "overlay, expected",
+    [
+        (
+            "seed: 1\njab:\n  n_trials: 2\nseed: 2\n",
+            "is not a usable config: line 4, column 1: the key 'seed' appears twice",
+        ),
+        ("seed: 7.0\n", "config value seed = 7.0 is invalid (7.0 is not of type 'integer')"),
+        ("seed: 010\n", "010 has a leading zero, which YAML 1.1 reads as an octal number"),
+    ],
+)
+def test_overlay_refused_at_start(tmp_path, overlay, expected):
+    path = tmp_path / "over.yaml"
+    path.write_text(overlay)
+    work = tmp_path / "run"
+    proc = run_snakemake(work, "-n", "--configfile", str(SMOKE), str(path))
+    assert proc.returncode != 0, proc.stdout
+    assert expected in proc.stdout and str(path) in proc.stdout, proc.stdout
+    assert "Traceback" not in proc.stdout, proc.stdout
+    assert not (work / "results").exists()

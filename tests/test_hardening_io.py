@@ -1,0 +1,44 @@
+"""A damaged result file is named, with the fix, wherever it is read back."""
+
+import pandas as pd
+import pytest
+
+from ensemble_repro.data import recipes
+from ensemble_repro.experiments import jab_report
+from ensemble_repro.io import UnreadableFileError, read_parquet, write_parquet
+
+
+@pytest.fixture
+def cells(tmp_path):
+    df = pd.DataFrame({"dataset": ["blog"] * 3, "trial": [0, 1, 2], "width": [1.0, 2.0, 3.0]})
+    good, bad = tmp_path / "good.parquet", tmp_path / "cut.parquet"
+    write_parquet(df, good)
+    write_parquet(df, bad)
+    bad.write_bytes(bad.read_bytes()[: bad.stat().st_size // 2])  # cut short
+    return df, good, bad
+
+
+def test_read_parquet_names_a_truncated_file(cells):
+    df, good, bad = cells
+    pd.testing.assert_frame_equal(read_parquet(good), df)
+    with pytest.raises(UnreadableFileError) as err:
+        read_parquet(bad)
+    msg = str(err.value)
+    assert msg.startswith(f"cannot read {bad}: it is not a complete Parquet file")
+    assert f"`rm {bad}`" in msg and "the workflow rebuilds it" in msg
+    with pytest.raises(FileNotFoundError):
+        read_parquet(bad.with_name("missing.parquet"))
+
+
+def test_collector_names_the_truncated_cell(cells):
+    _, good, bad = cells
+    with pytest.raises(UnreadableFileError, match=rf"cannot read {bad}"):
+        jab_report._read_all([good, bad])
+
+
+def test_prepared_data_names_the_truncated_file(cells, tmp_path):
+    _, _, bad = cells
+    (tmp_path / "data").mkdir()
+    bad.rename(tmp_path / "data" / "blog.parquet")
+    with pytest.raises(UnreadableFileError, match=r"cannot read .*data/blog.parquet"):
+        recipes.load("blog", results_dir=str(tmp_path))
