@@ -35,6 +35,8 @@ from ensemble_repro.experiments.rule_keys import (
     reads,
 )
 
+pytestmark = pytest.mark.workflow
+
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 OVERLAY = "overlay.yaml"
 WORKERS = 3

@@ -7,21 +7,29 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
-
-from ensemble_repro.claims import CLAIMS_CSV, run_independent
-from ensemble_repro.io import drop_timing
-
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
 SMOKE = REPO / "config" / "smoke.yaml"
 DEFAULT_PROFILE = REPO / "workflow" / "profiles" / "default"
+#: The test being run (set by conftest.py): Snakemake may only be started from a ``workflow`` test.
+CURRENT_TEST = None
 
 
 def mirror_dir() -> Path:
     """The offline mirror: $ENSEMBLE_REPRO_MIRROR, else ../shared/data beside the checkout."""
     env = os.environ.get("ENSEMBLE_REPRO_MIRROR")
     return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+def mirror_missing() -> str | None:
+    """Why the tests cannot use the mirror, or None when it is there."""
+    path = mirror_dir()
+    if (path / "MANIFEST.tsv").is_file():
+        return None
+    return (
+        f"raw-data mirror not found at {path}: set ENSEMBLE_REPRO_MIRROR (make ... MIRROR=) "
+        "to a copy of it"
+    )
 
 
 def snakemake_cmd(
@@ -50,6 +58,13 @@ def snakemake_cmd(
 
 
 def workflow_env(mirror: Path | None = None) -> dict[str, str]:
+    """The environment of a Snakemake run from a test (every such run asks for it)."""
+    test = CURRENT_TEST
+    if test is not None and test.get_closest_marker("workflow") is None:
+        raise RuntimeError(
+            f"{test.nodeid} runs Snakemake but is not marked workflow: add "
+            "@pytest.mark.workflow (the unit tier runs no workflow)"
+        )
     env = dict(os.environ)
     env["ENSEMBLE_REPRO_MIRROR"] = str(mirror or mirror_dir())
     return env
@@ -72,6 +87,11 @@ def run_snakemake(
 
 def result_tables(workdir: Path) -> dict[str, bytes]:
     """Every result table (CSV without its timing columns) and provenance sidecar, as bytes."""
+    import pandas as pd
+
+    from ensemble_repro.claims import CLAIMS_CSV, run_independent
+    from ensemble_repro.io import drop_timing
+
     root = Path(workdir) / "results"
     out: dict[str, bytes] = {}
     for p in sorted(root.rglob("*.csv")):
@@ -89,6 +109,8 @@ def result_tables(workdir: Path) -> dict[str, bytes]:
 def partial_files(workdir: Path) -> list[str]:
     """Files under results/ that are temp leftovers or do not parse completely."""
     import json
+
+    import pandas as pd
 
     bad = []
     for p in sorted((Path(workdir) / "results").rglob("*")):
