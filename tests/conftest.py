@@ -13,7 +13,11 @@ from pathlib import Path
 import pytest
 import workflow_helpers
 
+#: Imported by the fork server of workflow_helpers.run, never as a test module.
+collect_ignore = ["snakemake_preload.py"]
 
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if "mirror" in getattr(item, "fixturenames", ()) or item.get_closest_marker("workflow"):

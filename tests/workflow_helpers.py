@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,14 +76,77 @@ def run_snakemake(
 ) -> subprocess.CompletedProcess:
     """Run snakemake in ``workdir`` and return the finished process (stdout+stderr merged)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
-        snakemake_cmd(workdir, *args, **kw),
-        env=workflow_env(mirror),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=timeout,
-    )
+    return run(snakemake_cmd(workdir, *args, **kw), workflow_env(mirror), timeout=timeout)
+
+
+_FORKSERVER = None
+
+
+def _snakemake_main(args: list[str], env: dict[str, str], cwd: str | None, log: str) -> None:
+    """``python -m snakemake *args`` inside a process forked from the fork server."""
+    os.environ.clear()
+    os.environ.update(env)
+    if cwd is not None:
+        os.chdir(cwd)
+    fd = os.open(log, os.O_WRONLY | os.O_TRUNC)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    sys.argv = ["snakemake", *args]
+    from snakemake.cli import main
+
+    main(args)
+
+
+def run(
+    cmd: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 1500
+) -> subprocess.CompletedProcess:
+    """Run ``cmd`` like ``subprocess.run`` (stdout+stderr merged into ``stdout``, text).
+
+    ``python -m snakemake ...`` runs in a new process forked from a server that imported
+    Snakemake and the workflow's modules once (tests/snakemake_preload.py): the same run as in
+    a new interpreter, without paying those imports again for each of the suite's many dry runs.
+    """
+    global _FORKSERVER
+    if cmd[:3] != [sys.executable, "-m", "snakemake"]:
+        return subprocess.run(
+            cmd,
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=timeout,
+        )
+    if _FORKSERVER is None:
+        import multiprocessing
+        import multiprocessing.forkserver
+
+        _FORKSERVER = multiprocessing.get_context("forkserver")
+        _FORKSERVER.set_forkserver_preload(["snakemake_preload"])
+        # the server is a new interpreter: it finds tests/snakemake_preload.py on PYTHONPATH
+        saved = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "tests"), saved]))
+        try:
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            if saved is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = saved
+    with tempfile.NamedTemporaryFile(prefix="snakemake-", suffix=".log") as log:
+        proc = _FORKSERVER.Process(
+            target=_snakemake_main,
+            args=(cmd[3:], env, None if cwd is None else str(cwd), log.name),
+        )
+        proc.start()
+        proc.join(timeout)
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+            raise subprocess.TimeoutExpired(cmd, timeout, Path(log.name).read_text())
+        out = Path(log.name).read_text(errors="replace")
+    return subprocess.CompletedProcess(cmd, proc.exitcode, out)
 
 
 def result_tables(workdir: Path) -> dict[str, bytes]:
