@@ -28,8 +28,8 @@ def mirror_missing() -> str | None:
     if (path / "MANIFEST.tsv").is_file():
         return None
     return (
-        f"raw-data mirror not found at {path}: set ENSEMBLE_REPRO_MIRROR (make ... MIRROR=) "
-        "to a copy of it"
+        f"raw-data mirror not found at {path}: point ENSEMBLE_REPRO_MIRROR (make: MIRROR=) "
+        "at a copy of it"
     )
 
 
