@@ -44,13 +44,15 @@ report: $(STAMP)
 check-config: $(STAMP)
 	$(BIN)/python -m ensemble_repro.config config/config.yaml $(CONFIG)
 
-## Unit tests, end-to-end smoke runs, and (as root with SLURM up) the cluster tests.
+## Every tier: unit, workflow (Snakemake runs), slow (full smoke runs) and, as root with SLURM
+## up, cluster. Markers: pyproject.toml [tool.pytest.ini_options].
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-## The fast tests only (no workflow runs, no cluster): a minute or two.
+## No Snakemake run, no cluster, nothing slow. Tests that need the data mirror are skipped, with
+## the reason, when it is absent (MIRROR=... or ../shared/data).
 unit: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow and not cluster"
+	$(BIN)/python -m pytest -m "not workflow and not cluster and not slow"
 
 ## Linters and format checks (`make format` applies the formatters).
 lint: $(LINT_STAMP)

@@ -1,10 +1,18 @@
-"""SLURM fail-fast checks (ensemble_repro.cluster) on canned sinfo / scontrol output."""
+"""SLURM fail-fast checks (ensemble_repro.cluster): on canned sinfo / scontrol output, and in
+`snakemake` runs through the SLURM profile with stand-in `sinfo` / `scontrol` commands."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
+from workflow_helpers import REPO, SMOKE, SNAKEFILE, workflow_env
 
 from ensemble_repro.cluster import (
+    ACCOUNT_VAR,
+    PARTITION_VAR,
     ClusterError,
     Partition,
     Request,
@@ -19,6 +27,7 @@ from ensemble_repro.cluster import (
 # partition with a time limit
 SINFO = "short*|4|7800|2:00:00\nshort*|8+|15600|2:00:00\nlong|32|128000|7-00:00:00\n"
 LOCAL = "debug*|2|3900|infinite\n"
+SLURM_PROFILE = REPO / "workflow" / "profiles" / "slurm"
 
 
 def runner(sinfo, name="ensemblerepro"):
@@ -132,6 +141,58 @@ def test_unset_account_and_partition_stop_on_a_real_cluster():
     assert check_cluster(lambda c: [], 8, env={}, run=runner(LOCAL))[0].name == "debug"
 
 
+def test_account_and_partition_from_default_resources():
+    """--default-resources replaces the profile's mapping: its values count without the
+    variables, and its partition is the one checked."""
+    given = {"slurm_account": "p1", "slurm_partition": "long"}
+    part, _ = check_cluster(lambda c: [], 8, env={}, run=runner(SINFO, "hpc1"), resources=given)
+    assert part.name == "long"
+    # over the variables too: the jobs go where the default resources say
+    env = {ACCOUNT_VAR: "p0", PARTITION_VAR: "short"}
+    part, _ = check_cluster(lambda c: [], 8, env=env, run=runner(SINFO, "hpc1"), resources=given)
+    assert part.name == "long"
+    # a mapping of the user's that lacks one of them
+    with pytest.raises(
+        ClusterError,
+        match=r"^the default resources \(--default-resources\) have no slurm_partition: "
+        r"on cluster hpc1",
+    ):
+        check_cluster(
+            lambda c: [],
+            8,
+            env={},
+            run=runner(SINFO, "hpc1"),
+            resources={"slurm_account": "p1", "slurm_partition": None},
+        )
+    # the profile's fallbacks, variables unset: nobody chose them
+    with pytest.raises(ClusterError, match=r"^ENSEMBLE_REPRO_SLURM_ACCOUNT and"):
+        check_cluster(
+            lambda c: [],
+            8,
+            env={},
+            run=runner(SINFO, "hpc1"),
+            resources={"slurm_account": "root", "slurm_partition": "debug"},
+        )
+    # the profile's partition fallback beside a chosen account: the partition was not chosen
+    with pytest.raises(ClusterError, match=r"^ENSEMBLE_REPRO_SLURM_PARTITION is not set"):
+        check_cluster(
+            lambda c: [],
+            8,
+            env={ACCOUNT_VAR: "p1"},
+            run=runner(SINFO, "hpc1"),
+            resources={"slurm_account": "p1", "slurm_partition": "debug"},
+        )
+    # on the local test cluster, the fallbacks are what the jobs use
+    part, _ = check_cluster(
+        lambda c: [],
+        8,
+        env={},
+        run=runner(LOCAL),
+        resources={"slurm_account": "root", "slurm_partition": "debug"},
+    )
+    assert part.name == "debug"
+
+
 def test_unknown_partition_lists_the_valid_ones():
     env = {"ENSEMBLE_REPRO_SLURM_ACCOUNT": "p1", "ENSEMBLE_REPRO_SLURM_PARTITION": "gpu"}
     with pytest.raises(
@@ -146,3 +207,90 @@ def test_missing_slurm_commands_say_so(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(ClusterError, match="scontrol show config.*SLURM client commands"):
         check_cluster(lambda c: [], 8, env={})
+
+
+# ---------------------------------------------------------------- the check as `snakemake` runs it
+
+
+@pytest.fixture
+def fake_slurm(tmp_path):
+    """A PATH whose `scontrol` and `sinfo` answer as cluster hpc1 with partitions short
+    (default, 4-CPU nodes) and long (2-CPU nodes), with a silent `squeue` (the plugin wants
+    one), and an environment without the profile's variables. Dry runs only: nothing is
+    submitted."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, out in [
+        ("scontrol", "ClusterName = hpc1\n"),
+        ("sinfo", "short*|4|7800|1-00:00:00\nlong|2|15600|7-00:00:00\n"),
+        ("squeue", ""),
+    ]:
+        (bin_dir / name).write_text(f"#!/bin/sh\nprintf '{out}'\n")
+        (bin_dir / name).chmod(0o755)
+    env = workflow_env()
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    for var in (ACCOUNT_VAR, PARTITION_VAR):
+        env.pop(var, None)
+    return env
+
+
+def slurm_dry_run(workdir, env, *args):
+    """``snakemake -n`` through the SLURM profile (its `cores: 8`: no --cores given)."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE)]
+    cmd += ["--directory", str(workdir), "--configfile", str(SMOKE)]
+    cmd += ["--profile", str(SLURM_PROFILE), "-n", *args]
+    workdir.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600
+    )
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize(
+    "given",
+    ["nothing", "default-resources", "variables", "default-resources over variables"],
+)
+def test_account_and_partition_from_the_command_line_or_the_environment(
+    tmp_path, fake_slurm, given
+):
+    """--default-resources slurm_account=... slurm_partition=... satisfies the check as the two
+    variables do, and the partition checked is the one the jobs are submitted to (long: per-job
+    cores drop to its 2 CPUs; the default partition short has 4)."""
+    env, args = dict(fake_slurm), []
+    if "variables" in given:
+        env[ACCOUNT_VAR], env[PARTITION_VAR] = "p1", "short"
+    if given.startswith("default-resources"):
+        args = ["--default-resources", "slurm_account=p2", "slurm_partition=long"]
+        args += ["mem_mb=2000", "runtime=60"]
+    proc = slurm_dry_run(tmp_path / "run", env, *args)
+    if given == "nothing":
+        assert proc.returncode != 0, proc.stdout[-3000:]
+        assert (
+            f"{ACCOUNT_VAR} and {PARTITION_VAR} are not set: on cluster hpc1 the SLURM profile "
+            "would submit with the local test cluster's account 'root' / partition 'debug'"
+        ) in proc.stdout, proc.stdout[-3000:]
+        assert "--default-resources slurm_account=myproject slurm_partition=short" in proc.stdout
+        assert "Traceback" not in proc.stdout
+        return
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "not set" not in proc.stdout
+    if given == "variables":
+        assert "per-job cores lowered from 8 to 4: the nodes of partition short" in proc.stdout
+    else:
+        assert "per-job cores lowered from 8 to 2: the nodes of partition long" in proc.stdout
+
+
+@pytest.mark.workflow
+def test_unknown_partition_on_the_command_line_is_named(tmp_path, fake_slurm):
+    proc = slurm_dry_run(
+        tmp_path / "run",
+        fake_slurm,
+        "--default-resources",
+        "slurm_account=p2",
+        "slurm_partition=gpu",
+    )
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert (
+        "slurm_partition 'gpu' is not a partition of this cluster; sinfo lists: short, long"
+    ) in proc.stdout, proc.stdout[-3000:]
+    assert "Traceback" not in proc.stdout

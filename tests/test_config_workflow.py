@@ -3,7 +3,10 @@
 Each case stops while the Snakefile is read (seconds, no job), so these are not marked slow.
 """
 
+import pytest
 from workflow_helpers import REPO, SMOKE, run_snakemake
+
+pytestmark = pytest.mark.workflow
 
 
 def _stopped(proc, workdir):

@@ -41,6 +41,7 @@ def dry_run(request, tmp_path_factory):
     return path, proc.stdout
 
 
+@pytest.mark.workflow
 def test_job_counts_equal_dry_run(dry_run):
     """Every rule job of the DAG is estimated, and nothing else: a new rule or grid key that
     the estimate does not know fails here."""
@@ -51,6 +52,7 @@ def test_job_counts_equal_dry_run(dry_run):
     assert len({j.name for j in jobs}) == len(jobs)
 
 
+@pytest.mark.workflow
 def test_dry_run_prints_estimate(dry_run):
     path, output = dry_run
     lines = [line for line in output.splitlines() if line.startswith("cost estimate (")]

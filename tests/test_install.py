@@ -1,11 +1,13 @@
 """The bare install (``pip install ensemble-repro``) is the library alone (issue 13).
 
 Builds a clean virtual environment from this checkout without extras (a real install with its
-dependencies, the pip cache allowed), checks that the pipeline's packages are absent, and runs
-each paper's estimator or strategy once on tiny data. Prints the environment's size and package
+dependencies, the pip cache allowed), checks that the pipeline's packages are absent and that
+every public name of the three packages resolves, and runs each paper's estimator or strategy
+once on tiny data. Prints the environment's size and package
 count. Marked slow: a minute or two (longer with an empty pip cache).
 """
 
+import json
 import shutil
 import subprocess
 import sys
@@ -13,6 +15,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+import ensemble_repro.conformal as conformal
+import ensemble_repro.knapsack as knapsack
+import ensemble_repro.qwyc as qwyc
 
 REPO = Path(__file__).resolve().parents[1]
 #: Packages of the ``workflow`` extra (and its heavy dependencies) the bare install must not have.
@@ -38,7 +44,8 @@ SMOKE = textwrap.dedent("""
     import ensemble_repro.knapsack as knapsack
     import ensemble_repro.qwyc as qwyc
 
-    exported = {m.__name__: sorted(n for n in m.__all__ if getattr(m, n) is not None or True)
+    # every public name resolves (a lazy import of a pipeline package would fail here)
+    exported = {m.__name__: sorted(n for n in m.__all__ if getattr(m, n, None) is not None)
                 for m in (conformal, qwyc, knapsack)}
 
     X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
@@ -82,6 +89,9 @@ def test_bare_install_is_the_library_without_the_pipeline(tmp_path):
     _run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(src)])
     out = _run([py, "-c", SMOKE % PIPELINE_ONLY], cwd=tmp_path)
     assert '"pipeline_packages_present": []' in out, out
+    exported = json.loads(out.strip().splitlines()[-1])["exported"]
+    assert exported == {m.__name__: sorted(m.__all__) for m in (conformal, qwyc, knapsack)}, out
+    assert all(exported.values()), exported
     site = next(venv.glob("lib/python3*/site-packages"))
     assert (site / "ensemble_repro" / "py.typed").is_file()
     assert list(site.glob("ensemble_repro-*.dist-info/licenses/LICENSE")), list(site.iterdir())

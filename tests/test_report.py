@@ -110,6 +110,7 @@ def report_entries(tmp_path_factory):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.workflow
 def test_report_shows_tables_as_html_and_each_figure_with_its_own_caption(report_entries):
     paths = {e["path"] for e in report_entries}
     # no table only as a download: a CSV entry needs its HTML rendering beside it

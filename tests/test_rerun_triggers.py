@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +21,7 @@ from queue import Queue
 
 import pytest
 import yaml
-from workflow_helpers import DEFAULT_PROFILE, REPO, SMOKE, SNAKEFILE, workflow_env
+from workflow_helpers import DEFAULT_PROFILE, REPO, SMOKE, SNAKEFILE, run, workflow_env
 
 from ensemble_repro.experiments.names import SYNTHETIC_PREFIX
 from ensemble_repro.experiments.rule_keys import (
@@ -34,6 +33,8 @@ from ensemble_repro.experiments.rule_keys import (
     job_keys,
     reads,
 )
+
+pytestmark = pytest.mark.workflow
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 OVERLAY = "overlay.yaml"
@@ -206,16 +207,7 @@ def snakemake(workdir: Path, *args: str, overlay: dict | None = None) -> str:
         *configs,
         *args,
     ]
-    proc = subprocess.run(
-        cmd,
-        cwd=workdir,
-        env=workflow_env(),
-        check=False,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=600,
-    )
+    proc = run(cmd, workflow_env(), cwd=workdir, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:]
     return proc.stdout
 
@@ -243,16 +235,7 @@ def test_config_without_fan_star_is_rejected_at_start(tmp_path):
         OVERLAY,
     ]
     (tmp_path / OVERLAY).write_text(yaml.safe_dump(nested("qwyc.fan.orderings", ["natural"])))
-    proc = subprocess.run(
-        cmd,
-        cwd=tmp_path,
-        env=workflow_env(),
-        check=False,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=600,
-    )
+    proc = run(cmd, workflow_env(), cwd=tmp_path, timeout=600)
     assert proc.returncode != 0
     assert "config value qwyc.fan.orderings = ['natural'] lacks individual_mse" in proc.stdout
     assert "Add individual_mse to qwyc.fan.orderings in" in proc.stdout

@@ -5,7 +5,7 @@ import re
 import pytest
 from workflow_helpers import run_snakemake
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.workflow]
 
 
 def planned_rules(stdout: str) -> set[str]:

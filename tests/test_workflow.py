@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import yaml
@@ -31,7 +33,7 @@ from ensemble_repro.claims import (
     read_claims,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.workflow]
 
 
 def test_full_paper_dag_builds(tmp_path):
@@ -171,10 +173,90 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     assert not missing, missing
 
 
-def test_cores_do_not_change_results(smoke_cores2, tmp_path):
-    proc = run_snakemake(tmp_path, cores=1)
+@dataclass
+class Kill:
+    """What a run looked like right after it was killed."""
+
+    signal: signal.Signals
+    interrupted: bool  # still running when the signal was sent
+    log: str  # Snakemake's output up to the kill
+    partial: list[str]  # partial_files() right after the kill
+    finished: bool  # results/README.md (written last) already there
+    unlock: subprocess.CompletedProcess | None = None
+
+
+@dataclass
+class InterruptedRun:
+    """One --cores 1 smoke run, killed with SIGTERM, resumed, killed with SIGKILL, resumed."""
+
+    workdir: Path
+    kills: dict[signal.Signals, Kill]
+    final: subprocess.CompletedProcess
+    final_partial: list[str]
+
+
+def _run_until(work: Path, log: Path, sig: signal.Signals, ready) -> Kill:
+    """Start the smoke run (--cores 1) in ``work``; once ``ready()``, send ``sig`` to it."""
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            snakemake_cmd(work, cores=1),
+            env=workflow_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.time() + 900
+        while time.time() < deadline and proc.poll() is None and not ready():
+            time.sleep(0.5)
+        time.sleep(3)
+        interrupted = proc.poll() is None
+        if interrupted:
+            os.killpg(proc.pid, sig)
+        proc.wait(timeout=120)
+    return Kill(
+        sig,
+        interrupted,
+        log.read_text(),
+        partial_files(work),
+        (work / "results" / "README.md").exists(),
+    )
+
+
+def _result_files(work: Path) -> int:
+    root = work / "results"
+    return sum(1 for p in root.rglob("*") if p.is_file()) if root.exists() else 0
+
+
+@pytest.fixture(scope="module")
+def interrupted_run(tmp_path_factory) -> InterruptedRun:
+    """The smoke config on one core, interrupted twice: SIGTERM once the data stage is done and
+    experiment jobs run, SIGKILL after the resumed run has written more results (a hard kill
+    leaves Snakemake's lock behind: README, resuming), then resumed to the end. Every job of it
+    ran with --cores 1, so its tables also answer whether the cores change the results."""
+    work = tmp_path_factory.mktemp("interrupted") / "run"
+    work.mkdir()
+    logs = work.parent
+    term = _run_until(
+        work,
+        logs / "sigterm.log",
+        signal.SIGTERM,
+        lambda: len(list((work / "results" / "data").glob("*.parquet"))) >= 2,
+    )
+    before = _result_files(work)
+    kill = _run_until(
+        work, logs / "sigkill.log", signal.SIGKILL, lambda: _result_files(work) >= before + 5
+    )
+    kill.unlock = run_snakemake(work, "--unlock", cores=1)
+    final = run_snakemake(work, cores=1)
+    return InterruptedRun(
+        work, {signal.SIGTERM: term, signal.SIGKILL: kill}, final, partial_files(work)
+    )
+
+
+def test_cores_do_not_change_results(smoke_cores2, interrupted_run):
+    proc = interrupted_run.final
     assert proc.returncode == 0, proc.stdout[-5000:]
-    a, b = result_tables(smoke_cores2), result_tables(tmp_path)
+    a, b = result_tables(smoke_cores2), result_tables(interrupted_run.workdir)
     assert a.keys() == b.keys()
     assert len(a) > 5
     different = [k for k in a if a[k] != b[k]]
@@ -182,32 +264,17 @@ def test_cores_do_not_change_results(smoke_cores2, tmp_path):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
-def test_killed_run_resumes_to_identical_results(smoke_cores2, tmp_path, sig):
-    work = tmp_path / "run"
-    work.mkdir()
-    proc = subprocess.Popen(
-        snakemake_cmd(work, cores=2),
-        env=workflow_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    # Kill once the data stage is done and experiment jobs are running.
-    deadline = time.time() + 600
-    while time.time() < deadline and proc.poll() is None:
-        if len(list((work / "results" / "data").glob("*.parquet"))) >= 2:
-            break
-        time.sleep(0.5)
-    time.sleep(3)
-    assert proc.poll() is None, "the run finished before it could be interrupted"
-    os.killpg(proc.pid, sig)
-    proc.wait(timeout=120)
-    assert not partial_files(work)
-    assert not (work / "results" / "README.md").exists()
+def test_killed_run_resumes_to_identical_results(smoke_cores2, interrupted_run, sig):
+    kill = interrupted_run.kills[sig]
+    assert kill.interrupted, f"the run finished before it could be interrupted:\n{kill.log[-3000:]}"
+    assert not kill.partial
+    assert not kill.finished
+    if sig == signal.SIGTERM:  # the next run resumed without --unlock and made progress
+        after = interrupted_run.kills[signal.SIGKILL]
+        assert after.interrupted, after.log[-3000:]
     if sig == signal.SIGKILL:  # a hard kill leaves Snakemake's lock behind (README: resuming)
-        unlock = run_snakemake(work, "--unlock", cores=2)
-        assert unlock.returncode == 0, unlock.stdout[-3000:]
-    rerun = run_snakemake(work, cores=2)
+        assert kill.unlock.returncode == 0, kill.unlock.stdout[-3000:]
+    rerun = interrupted_run.final
     assert rerun.returncode == 0, rerun.stdout[-5000:]
-    assert not partial_files(work)
-    assert result_tables(work) == result_tables(smoke_cores2)
+    assert not interrupted_run.final_partial
+    assert result_tables(interrupted_run.workdir) == result_tables(smoke_cores2)

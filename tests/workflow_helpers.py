@@ -5,23 +5,32 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
-
-import pandas as pd
-
-from ensemble_repro.claims import CLAIMS_CSV, run_independent
-from ensemble_repro.io import drop_timing
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
 SMOKE = REPO / "config" / "smoke.yaml"
 DEFAULT_PROFILE = REPO / "workflow" / "profiles" / "default"
+#: The test being run (set by conftest.py): Snakemake may only be started from a ``workflow`` test.
+CURRENT_TEST = None
 
 
 def mirror_dir() -> Path:
     """The offline mirror: $ENSEMBLE_REPRO_MIRROR, else ../shared/data beside the checkout."""
     env = os.environ.get("ENSEMBLE_REPRO_MIRROR")
     return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+def mirror_missing() -> str | None:
+    """Why the tests cannot use the mirror, or None when it is there."""
+    path = mirror_dir()
+    if (path / "MANIFEST.tsv").is_file():
+        return None
+    return (
+        f"raw-data mirror not found at {path}: point ENSEMBLE_REPRO_MIRROR (make: MIRROR=) "
+        "at a copy of it"
+    )
 
 
 def snakemake_cmd(
@@ -50,6 +59,13 @@ def snakemake_cmd(
 
 
 def workflow_env(mirror: Path | None = None) -> dict[str, str]:
+    """The environment of a Snakemake run from a test (every such run asks for it)."""
+    test = CURRENT_TEST
+    if test is not None and test.get_closest_marker("workflow") is None:
+        raise RuntimeError(
+            f"{test.nodeid} runs Snakemake but is not marked workflow: add "
+            "@pytest.mark.workflow (the unit tier runs no workflow)"
+        )
     env = dict(os.environ)
     env["ENSEMBLE_REPRO_MIRROR"] = str(mirror or mirror_dir())
     return env
@@ -60,18 +76,86 @@ def run_snakemake(
 ) -> subprocess.CompletedProcess:
     """Run snakemake in ``workdir`` and return the finished process (stdout+stderr merged)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
-        snakemake_cmd(workdir, *args, **kw),
-        env=workflow_env(mirror),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=timeout,
-    )
+    return run(snakemake_cmd(workdir, *args, **kw), workflow_env(mirror), timeout=timeout)
+
+
+_FORKSERVER = None
+
+
+def _snakemake_main(args: list[str], env: dict[str, str], cwd: str | None, log: str) -> None:
+    """``python -m snakemake *args`` inside a process forked from the fork server."""
+    os.environ.clear()
+    os.environ.update(env)
+    if cwd is not None:
+        os.chdir(cwd)
+    fd = os.open(log, os.O_WRONLY | os.O_TRUNC)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    sys.argv = ["snakemake", *args]
+    from snakemake.cli import main
+
+    main(args)
+
+
+def run(
+    cmd: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 1500
+) -> subprocess.CompletedProcess:
+    """Run ``cmd`` like ``subprocess.run`` (stdout+stderr merged into ``stdout``, text).
+
+    ``python -m snakemake ...`` runs in a new process forked from a server that imported
+    Snakemake and the workflow's modules once (tests/snakemake_preload.py): the same run as in
+    a new interpreter, without paying those imports again for each of the suite's many dry runs.
+    """
+    global _FORKSERVER
+    if cmd[:3] != [sys.executable, "-m", "snakemake"]:
+        return subprocess.run(
+            cmd,
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=timeout,
+        )
+    if _FORKSERVER is None:
+        import multiprocessing
+        import multiprocessing.forkserver
+
+        _FORKSERVER = multiprocessing.get_context("forkserver")
+        _FORKSERVER.set_forkserver_preload(["snakemake_preload"])
+        # the server is a new interpreter: it finds tests/snakemake_preload.py on PYTHONPATH
+        saved = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "tests"), saved]))
+        try:
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            if saved is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = saved
+    with tempfile.NamedTemporaryFile(prefix="snakemake-", suffix=".log") as log:
+        proc = _FORKSERVER.Process(
+            target=_snakemake_main,
+            args=(cmd[3:], env, None if cwd is None else str(cwd), log.name),
+        )
+        proc.start()
+        proc.join(timeout)
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+            raise subprocess.TimeoutExpired(cmd, timeout, Path(log.name).read_text())
+        out = Path(log.name).read_text(errors="replace")
+    return subprocess.CompletedProcess(cmd, proc.exitcode, out)
 
 
 def result_tables(workdir: Path) -> dict[str, bytes]:
     """Every result table (CSV without its timing columns) and provenance sidecar, as bytes."""
+    import pandas as pd
+
+    from ensemble_repro.claims import CLAIMS_CSV, run_independent
+    from ensemble_repro.io import drop_timing
+
     root = Path(workdir) / "results"
     out: dict[str, bytes] = {}
     for p in sorted(root.rglob("*.csv")):
@@ -89,6 +173,8 @@ def result_tables(workdir: Path) -> dict[str, bytes]:
 def partial_files(workdir: Path) -> list[str]:
     """Files under results/ that are temp leftovers or do not parse completely."""
     import json
+
+    import pandas as pd
 
     bad = []
     for p in sorted((Path(workdir) / "results").rglob("*")):

@@ -18,6 +18,12 @@ PARTITION_VAR = "ENSEMBLE_REPRO_SLURM_PARTITION"
 #: ClusterName of the single-node test cluster of tests/cluster/start_local_slurm.sh, the only
 #: cluster where the profile's fallbacks (account ``root``, partition ``debug``) are meant.
 LOCAL_TEST_CLUSTER = "ensemblerepro"
+#: The default resources the SLURM plugin submits with: the environment variable the profile
+#: fills each from, and the profile's fallback when that variable is unset.
+SLURM_DEFAULTS = {
+    "slurm_account": (ACCOUNT_VAR, "root"),
+    "slurm_partition": (PARTITION_VAR, "debug"),
+}
 #: Per-job cores the SLURM profile asks for at most (its ``cores:``); lowered to what the
 #: partition's nodes have when they have fewer.
 PROFILE_CORES = 8
@@ -131,7 +137,8 @@ def choose_partition(partitions: list[Partition], name: str | None) -> Partition
             if p.name == name:
                 return p
         raise ClusterError(
-            f"{PARTITION_VAR}={name!r} is not a partition of this cluster; sinfo lists: {names}"
+            f"slurm_partition {name!r} is not a partition of this cluster; sinfo lists: "
+            f"{names} (set {PARTITION_VAR} or --default-resources slurm_partition=...)"
         )
     for p in partitions:
         if p.default:
@@ -141,16 +148,60 @@ def choose_partition(partitions: list[Partition], name: str | None) -> Partition
     )
 
 
-def check_environment(env: Mapping[str, str], name: str) -> None:
-    """Stop when account / partition are unset on any cluster but the local test cluster."""
-    unset = [v for v in (ACCOUNT_VAR, PARTITION_VAR) if not env.get(v)]
-    if unset and name != LOCAL_TEST_CLUSTER:
+def profile_resources(env: Mapping[str, str]) -> dict[str, str]:
+    """``slurm_account`` and ``slurm_partition`` as the SLURM profile sets them from ``env``."""
+    return {res: env.get(var) or fallback for res, (var, fallback) in SLURM_DEFAULTS.items()}
+
+
+def check_account_and_partition(
+    resources: Mapping[str, object], env: Mapping[str, str], name: str
+) -> None:
+    """Stop when the user chose no account or no partition, on any cluster but the local test
+    cluster (``name`` is the ClusterName).
+
+    ``resources`` holds ``slurm_account`` and ``slurm_partition`` of the run's default
+    resources. The SLURM profile fills them from :data:`ACCOUNT_VAR` and :data:`PARTITION_VAR`,
+    else with the local test cluster's ``root`` / ``debug``; ``--default-resources`` on the
+    command line (or another profile's ``default-resources``) replaces the profile's whole
+    mapping. So while both values are the ones the profile gives, a value counts as chosen when
+    its variable is set; otherwise the mapping is the user's, and each value in it counts.
+
+    Examples
+    --------
+    >>> check_account_and_partition(
+    ...     {"slurm_account": "p1", "slurm_partition": "short"}, env={}, name="hpc1")
+    >>> check_account_and_partition(  # doctest: +ELLIPSIS
+    ...     {"slurm_account": "root", "slurm_partition": "debug"}, env={}, name="hpc1")
+    Traceback (most recent call last):
+    ...
+    ensemble_repro.cluster.ClusterError: ENSEMBLE_REPRO_SLURM_ACCOUNT and ...
+    """
+    if name == LOCAL_TEST_CLUSTER:
+        return
+    if {r: resources.get(r) for r in SLURM_DEFAULTS} == profile_resources(env):
+        unset = [r for r, (var, _) in SLURM_DEFAULTS.items() if not env.get(var)]
+        if unset:
+            variables = " and ".join(SLURM_DEFAULTS[r][0] for r in unset)
+            fallbacks = " / ".join(
+                f"{r.removeprefix('slurm_')} {SLURM_DEFAULTS[r][1]!r}" for r in unset
+            )
+            raise ClusterError(
+                f"{variables} {'is' if len(unset) == 1 else 'are'} not set: on cluster "
+                f"{name or '(unnamed)'} the SLURM profile would submit with the local test "
+                f"cluster's {fallbacks}. Set them, e.g. {ACCOUNT_VAR}=myproject "
+                f"{PARTITION_VAR}=short snakemake --profile workflow/profiles/slurm, or give "
+                "both on the command line: --default-resources slurm_account=myproject "
+                "slurm_partition=short mem_mb=2000 runtime=60 (it replaces the profile's "
+                "default resources: repeat mem_mb and runtime)"
+            )
+        return
+    unset = [r for r in SLURM_DEFAULTS if not resources.get(r)]
+    if unset:
         raise ClusterError(
-            f"{' and '.join(unset)} {'is' if len(unset) == 1 else 'are'} not set: on cluster "
-            f"{name or '(unnamed)'} the SLURM profile would submit with the local test "
-            f"cluster's account 'root' / partition 'debug'. Set them, e.g. "
-            f"{ACCOUNT_VAR}=myproject {PARTITION_VAR}=short snakemake --profile "
-            "workflow/profiles/slurm"
+            f"the default resources (--default-resources) have no {' and no '.join(unset)}: "
+            f"on cluster {name or '(unnamed)'} name the account and the partition the jobs "
+            "go to, e.g. --default-resources slurm_account=myproject slurm_partition=short "
+            "mem_mb=2000 runtime=60"
         )
 
 
@@ -199,13 +250,13 @@ def unsatisfiable(requests: Iterable[Request], partition: Partition) -> list[str
             msgs.append(
                 f"rule {rule} asks {r.mem_mb:g} MB of memory; {has}. Change it with "
                 f"--set-resources {rule}:mem_mb={p.mem_mb}, or use another partition "
-                f"({PARTITION_VAR})."
+                f"(slurm_partition)."
             )
         if r.runtime and p.time_limit is not None and r.runtime > p.time_limit:
             msgs.append(
                 f"rule {rule} asks a runtime of {r.runtime:g} min; {has}. Change it "
                 f"with --set-resources {rule}:runtime={p.time_limit:g}, or use another "
-                f"partition ({PARTITION_VAR})."
+                f"partition (slurm_partition)."
             )
     return msgs
 
@@ -216,6 +267,7 @@ def check_cluster(
     cores_explicit: bool = False,
     env: Mapping[str, str] | None = None,
     run: Callable[[list[str]], str] = _run,
+    resources: Mapping[str, object] | None = None,
 ) -> tuple[Partition, int]:
     """Check the cluster before any submission; return the partition and the per-job cores.
 
@@ -231,6 +283,10 @@ def check_cluster(
         Environment (``os.environ`` by default).
     run : callable, optional
         Runs a command and returns its standard output (tests pass canned output).
+    resources : mapping, optional
+        ``slurm_account`` and ``slurm_partition`` of the run's default resources, the values
+        the jobs are submitted with (see :func:`check_account_and_partition`); by default the
+        SLURM profile's, from ``env``.
 
     Returns
     -------
@@ -240,8 +296,9 @@ def check_cluster(
     Raises
     ------
     ClusterError
-        Account / partition unset on a cluster other than the local test cluster, or jobs no
-        node of the partition can hold (every one listed).
+        Account or partition not chosen on a cluster other than the local test cluster, a
+        partition the cluster does not have, or jobs no node of the partition can hold (every
+        one listed).
 
     Examples
     --------
@@ -252,9 +309,11 @@ def check_cluster(
     2
     """
     env = os.environ if env is None else env
-    check_environment(env, cluster_name(run))
+    resources = profile_resources(env) if resources is None else resources
+    check_account_and_partition(resources, env, cluster_name(run))
     partition = choose_partition(
-        parse_sinfo(run(["sinfo", "-h", "-o", SINFO_FORMAT])), env.get(PARTITION_VAR)
+        parse_sinfo(run(["sinfo", "-h", "-o", SINFO_FORMAT])),
+        str(resources["slurm_partition"]) if resources.get("slurm_partition") else None,
     )
     per_job = job_cores(cores, partition, cores_explicit)
     msgs = unsatisfiable(requests(per_job), partition)

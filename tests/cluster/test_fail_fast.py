@@ -1,11 +1,12 @@
-"""A SLURM run whose jobs no node can hold stops before any submission (issue 15 item 4).
+"""A SLURM run whose jobs no node can hold, or whose partition the cluster lacks, stops before
+any submission.
 
 On the local single-node test cluster (tests/cluster/start_local_slurm.sh): a run asking more
 CPUs per job than the node has must end at once with a message naming the rule, what it asks,
 what the partition has and the option to change; with the profile's default ``cores: 8`` the
 per-job cores must instead drop to the node's CPUs (the data group once asked 5 CPUs of a 2-CPU
-node and sat PENDING forever). Both runs are checked before the DAG runs, so each takes
-seconds, not a smoke run.
+node and sat PENDING forever); a partition given with ``--default-resources`` is the one
+checked. Every run is checked before the DAG runs, so each takes seconds, not a smoke run.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from workflow_helpers import SMOKE, SNAKEFILE, workflow_env  # noqa: E402
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.workflow]
 
 START_SCRIPT = REPO / "tests" / "cluster" / "start_local_slurm.sh"
 SLURM_PROFILE = REPO / "workflow" / "profiles" / "slurm"
@@ -108,3 +109,21 @@ def test_profile_cores_drop_to_the_node(tmp_path, node_cpus):
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert f"per-job cores lowered from 8 to {node_cpus}" in proc.stdout
     assert "cost estimate (" in proc.stdout
+
+
+def test_partition_from_default_resources_is_the_one_checked(tmp_path, node_cpus):
+    proc = slurm_run(
+        tmp_path,
+        "-n",
+        "--default-resources",
+        "slurm_account=root",
+        "slurm_partition=nosuch",
+        "mem_mb=2000",
+        "runtime=60",
+    )
+    assert proc.returncode != 0, proc.stdout[-2000:]
+    assert "slurm_partition 'nosuch' is not a partition of this cluster; sinfo lists: debug" in (
+        proc.stdout
+    )
+    assert "Traceback" not in proc.stdout
+    assert submitted(tmp_path) == []

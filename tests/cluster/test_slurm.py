@@ -43,7 +43,7 @@ from workflow_helpers import (  # noqa: E402
     workflow_env,
 )
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.workflow]
 
 START_SCRIPT = REPO / "tests" / "cluster" / "start_local_slurm.sh"
 SLURM_PROFILE = REPO / "workflow" / "profiles" / "slurm"

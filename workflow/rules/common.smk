@@ -244,6 +244,16 @@ def _cluster_requests(jobs, cores, args):
     return out
 
 
+def _slurm_default_resources():
+    """slurm_account and slurm_partition of the run's default resources (the SLURM profile's
+    `default-resources`, or `--default-resources`), evaluated as for a job that sets neither:
+    the `all` rule's, which only the defaults give resources to."""
+    from snakemake.iocontainers import InputFiles, Wildcards
+
+    res = workflow.get_rule("all").expand_resources(Wildcards(), InputFiles(), 1)
+    return {r: res.get(r) for r in ("slurm_account", "slurm_partition")}
+
+
 def start_of_run():
     """Check the SLURM cluster (when the run uses it), then log the cost estimate."""
     from ensemble_repro import cluster, estimate
@@ -263,7 +273,10 @@ def start_of_run():
         jobs = estimate.jobs(config, DATA.available, units)
         try:
             part, per_job = cluster.check_cluster(
-                lambda c: _cluster_requests(jobs, c, args), cores, cores_explicit=explicit
+                lambda c: _cluster_requests(jobs, c, args),
+                cores,
+                cores_explicit=explicit,
+                resources=_slurm_default_resources(),
             )
         except cluster.ClusterError as err:
             raise WorkflowError(str(err)) from None
