@@ -512,7 +512,8 @@ def _knapsack_jobs(k, available, units, start, light, out):
             "knapsack_pool",
             d,
             "knapsack",
-            start + k["pool_timing_repeats"] * units.get("rows", d) * units.get("knapsack_pool", d),
+            # one fit per member: the training times are read from the committed costs file
+            start + units.get("rows", d) * units.get("knapsack_pool", d),
             needs=(f"prepare:{d}",),
             group="knapsack_grid",
             wildcards={"kn_data": d},
