@@ -56,7 +56,6 @@ def write_jab_claims(
     out: PathLike,
     *,
     jab_cfg: Mapping,
-    seed: int,
     missing: Sequence[str],
     config_files: Iterable[str],
     page: PathLike | None = None,
@@ -73,7 +72,6 @@ def write_jab_claims(
         missing=missing,
         aggregations=jab_cfg["aggregations"],
         timing_m_ratio=jab_cfg["timing_m_ratio"],
-        seed=seed,
     )
     _write(rows, out, config_files, page)
 

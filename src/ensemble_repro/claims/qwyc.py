@@ -17,7 +17,7 @@ from scipy import stats
 from ..experiments.names import CROSSFIT
 from ..experiments.qwyc import LABELS
 from ..experiments.qwyc_report import frontier, with_unaffected
-from .rules import LEVEL, REPRODUCED, band_verdict, robust_to, wilson
+from .rules import LEVEL, REPRODUCED, band_verdict, repeats_needed, robust_to, wilson
 from .table import claim_row, untestable
 
 #: Test-difference level (%) of the 2x-4x claim: the paper's ~0.5% operating point.
@@ -251,6 +251,9 @@ def evaluate(
                     verdict=verdict,
                     interval=iv,
                     n_repeats=n,
+                    repeats_needed=repeats_needed(iv, low=0.5, unit="splits"),
+                    effect=iv,
+                    band=(0.5, 1.0),
                     robust_to=robust_to(verdict, flips),
                 )
             )

@@ -169,7 +169,7 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
         _KN_POOL, _KN_SELECT, _KN_EXAMPLES, ("knapsack.adversarial.evaluations",)
     ),
     # verdicts (ensemble_repro.claims): what the evaluators read beyond their input tables
-    "jab_claims": ("seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
+    "jab_claims": ("jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
     "qwyc_claims": ("qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"),
     "knapsack_claims": (
         "seed",
