@@ -17,7 +17,10 @@ KN = "results/knapsack"
 # Measured training-time costs: committed under the repository (names.KNAPSACK_COSTS), read by
 # every pool job and written only by the deliberate knapsack_costs target (make knapsack-costs).
 KN_COSTS_ROOT = workflow.basedir
-KN_COSTS_NEEDED = "measured" in [config["knapsack"]["cost"], *config["knapsack"]["cost_sensitivity"]]
+KN_COSTS_NEEDED = "measured" in [
+    config["knapsack"]["cost"],
+    *config["knapsack"]["cost_sensitivity"],
+]
 KN_CAT = "Knapsack ensembles"
 # Summary tables (names, file stems: ensemble_repro.experiments.names); the report shows them as
 # HTML (claims.smk's table_html, whose caption describes them).
@@ -77,9 +80,7 @@ rule knapsack_pool:
     input:
         table=lambda wc: prepared(wc.kn_data),
         meta=lambda wc: prepared_meta(wc.kn_data),
-        costs=lambda wc: knapsack_costs_input(
-            wc.kn_data, KN_COSTS_ROOT, needed=KN_COSTS_NEEDED
-        ),
+        costs=lambda wc: knapsack_costs_input(wc.kn_data, KN_COSTS_ROOT, needed=KN_COSTS_NEEDED),
     output:
         pool=f"{KN}/pools/{{kn_data}}.csv",
         votes=f"{KN}/pools/{{kn_data}}_votes.parquet",
@@ -129,12 +130,12 @@ rule knapsack_costs:
     files (names.KNAPSACK_COSTS); `make knapsack-costs` forces the measurement."""
     input:
         expand(names.KNAPSACK_MEASURED_COSTS, kn_data=KNAPSACK_DATASETS),
-    params:
-        root=KN_COSTS_ROOT,
     log:
         "results/logs/knapsack/costs_install.log",
     conda:
         ENV
+    params:
+        root=KN_COSTS_ROOT,
     shell:
         "python -m ensemble_repro.experiments.knapsack_costs {params.root:q} {input:q} > {log:q} 2>&1"
 

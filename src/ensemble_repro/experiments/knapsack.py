@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..claims.margins import KN_LOSS_MARGIN, KN_SATURATED
 from ..knapsack import (
     STRATEGIES,
     affordable_size,
     exhaustive,
     fit_beta,
-    greedy_backward,
     greedy_forward,
     majority_vote_accuracy,
     q_identical,
@@ -25,7 +25,6 @@ from ..knapsack import (
     stopping_rule,
 )
 from ..knapsack.pools import empirical_vote_accuracy, synthetic_pool
-from ..claims.margins import KN_LOSS_MARGIN, KN_SATURATED
 from .names import SYNTHETIC_PREFIX
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
@@ -720,7 +719,12 @@ def select_pool(
     main_t = plans[0][1]
     sa_only = {"searches": ("simulated_annealing",), "baselines": False}
     plans = [(s, t, c, {}) for s, t, c in plans] + [
-        (f"sa_init={init}", main_t, {**cfg, "stop_rules": [], "sa": {**cfg["sa"], "init": init}}, sa_only)
+        (
+            f"sa_init={init}",
+            main_t,
+            {**cfg, "stop_rules": [], "sa": {**cfg["sa"], "init": init}},
+            sa_only,
+        )
         for init in cfg["sa_init_check"]
     ]
     progress = Progress(len(budgets) * len(plans), f"knapsack selection {pool_name}")

@@ -200,9 +200,11 @@ def install(measured: Iterable[str | os.PathLike], root: str | os.PathLike) -> l
         new = pd.read_csv(src)
         for key_values, rows in new.groupby(list(POOL_KEY), sort=True):
             key = dict(zip(POOL_KEY, key_values, strict=True))
-            key = pool_key(key["dataset"], key["seed"], {
-                "select": key["split_select"], "test": key["split_test"]
-            })
+            key = pool_key(
+                key["dataset"],
+                key["seed"],
+                {"select": key["split_select"], "test": key["split_test"]},
+            )
             dest = costs_path(root, key["dataset"])
             old = pd.read_csv(dest) if dest.exists() else pd.DataFrame(columns=COST_COLUMNS)
             kept = old[~_same_pool(old, key)] if len(old) else old
