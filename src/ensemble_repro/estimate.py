@@ -251,16 +251,17 @@ def qwyc_sweep_work(method: str, q: dict, rows: float, setting: str = "") -> flo
 
 
 def knapsack_evaluations(k: dict) -> int:
-    """Energy evaluations of one selection job: budgets x searches x (1 + stopping rules) x
-    seeds x MAXSTEP (an upper bound: stopped runs end earlier)."""
-    variants = 1 + len(k["stop_rules"])
-    return len(k["budget_multiples"]) * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
+    """Energy evaluations of one selection job: budgets x seeds x MAXSTEP x (searches x (1 +
+    stopping rules) + the SA starts of ``sa_init_check``) (an upper bound: stopped runs end
+    earlier)."""
+    runs = KNAPSACK_SEARCHES * (1 + len(k["stop_rules"])) + len(k.get("sa_init_check", ()))
+    return len(k["budget_multiples"]) * runs * k["n_seeds"] * k["MAXSTEP"]
 
 
 def knapsack_uci_evaluations(k: dict) -> int:
     """A UCI pool's selection job: the main grid plus, per ``cost_sensitivity`` kind, the grid
     without a rule and with the primary rule only."""
-    primary = {**k, "stop_rules": k["stop_rules"][:1]}
+    primary = {**k, "stop_rules": k["stop_rules"][:1], "sa_init_check": []}
     return knapsack_evaluations(k) + len(k["cost_sensitivity"]) * knapsack_evaluations(primary)
 
 

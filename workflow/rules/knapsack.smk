@@ -136,8 +136,8 @@ rule knapsack_costs:
         ENV
     params:
         root=KN_COSTS_ROOT,
-    shell:
-        "python -m ensemble_repro.experiments.knapsack_costs {params.root:q} {input:q} > {log:q} 2>&1"
+    script:
+        "../scripts/knapsack_costs_install.py"
 
 
 rule knapsack_select:

@@ -214,21 +214,3 @@ def install(measured: Iterable[str | os.PathLike], root: str | os.PathLike) -> l
             write_csv(merged, dest)
             written.append(dest)
     return written
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m ensemble_repro.experiments.knapsack_costs ROOT MEASURED.csv ...``: install
-    measured costs into the repository at ROOT (the ``knapsack_costs`` target runs this)."""
-    import sys
-
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) < 2:
-        print(main.__doc__, file=sys.stderr)
-        return 2
-    for path in install(args[1:], args[0]):
-        print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
