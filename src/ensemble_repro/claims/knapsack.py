@@ -329,20 +329,22 @@ def _overall(ivs: Mapping[str, Interval | None]) -> tuple[Interval | None, str]:
     ivs = [v for v in ivs.values() if v is not None]
     if len(ivs) < 2:
         return None, ""
-    return random_effects([_with_spread(v) for v in ivs])
+    halves = [(v.high - v.low) / 2 for v in ivs if v.bounded and v.high > v.low]
+    floor = min(halves) if halves else MIN_HALF_WIDTH
+    return random_effects([_with_spread(v, floor) for v in ivs])
 
 
-#: Half-width given to a pool's interval without spread (every run tied) before pooling:
-#: the random-effects weights are 1 / se^2 and need se > 0.
+#: Half-width given to pools' intervals without spread (every run tied) when no pool has any
+#: spread: the random-effects weights are 1 / se^2 and need se > 0.
 MIN_HALF_WIDTH = 1e-6
 
 
-def _with_spread(iv: Interval) -> Interval:
-    if iv.high - iv.low >= 2 * MIN_HALF_WIDTH or not iv.bounded:
+def _with_spread(iv: Interval, half: float) -> Interval:
+    """A pool's interval for pooling: one without spread (every run tied) gets the half-width
+    ``half`` (the most precise other pool's), so no tied pool outweighs every measured one."""
+    if iv.high > iv.low or not iv.bounded:
         return iv
-    return Interval(
-        iv.estimate, iv.estimate - MIN_HALF_WIDTH, iv.estimate + MIN_HALF_WIDTH, iv.method, iv.n
-    )
+    return Interval(iv.estimate, iv.estimate - half, iv.estimate + half, iv.method, iv.n)
 
 
 def _search_rows(
@@ -466,7 +468,7 @@ def _search_rows(
                 n=len(comp),
                 effect=re,
                 band=band,
-                unit="pools",
+                unit="runs per pool",
             )
         )
     # ---- sa_initial_conditions
@@ -516,7 +518,7 @@ def _search_rows(
                 n=len(init),
                 effect=re,
                 band=band,
-                unit="pools",
+                unit="runs per pool",
             )
         )
     return rows
