@@ -121,7 +121,8 @@ def costs_path(root: str | os.PathLike, dataset: str) -> Path:
 
 def missing_message(key: Mapping, path: str | os.PathLike, config_files: Iterable[str]) -> str:
     """What to do when the pool ``key`` has no measured costs in ``path``."""
-    cfg = " ".join(str(f) for f in config_files) or "config/config.yaml"
+    files = [str(f) for f in config_files]
+    cfg = files[-1] if files else "config/config.yaml"
     return (
         f"knapsack.cost uses measured training times, but {path} has no costs for the pool "
         f"{key['dataset']} (seed {key['seed']}, split select {key['split_select']:g} / test "
