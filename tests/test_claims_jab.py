@@ -220,3 +220,44 @@ def test_paper_page_is_generated_from_its_claims_rows(tmp_path):
     assert "quick scale" in text
     lowered = text.lower()
     assert not any(w in lowered for w in ("holds", "yes", "true", "not observed"))
+
+
+def test_forest_plot_draws_every_row_with_an_effect_and_pages_embed_it(tmp_path):
+    from ensemble_repro.claims.build import write_verdicts
+    from ensemble_repro.claims.forest import forest_plot
+    from ensemble_repro.claims.table import claims_frame
+    from ensemble_repro.io import write_csv
+
+    main, jplus = jab_tables(trials=3)
+    rows = jab_claims.evaluate(
+        main,
+        jplus,
+        fvr_table(trials=3),
+        pd.DataFrame(),
+        alpha=0.1,
+        datasets=["meps", "communities"],
+        missing=["meps"],
+        aggregations=["mean"],
+        timing_m_ratio=0.6,
+    )
+    df = claims_frame(rows, scale="smoke", made_on="2026-12-01")
+    write_csv(df, tmp_path / "jab" / "claims.csv")
+    df = read_claims(tmp_path / "jab" / "claims.csv")
+    png = tmp_path / "figures" / "forest_jab.png"
+    drawn = forest_plot(df, "jab", tmp_path / "figures" / "forest_jab.pdf", png)
+    with_effect = df[np.isfinite(df["effect"])]
+    assert sorted(zip(drawn["claim_id"], drawn["dataset"], strict=True)) == sorted(
+        zip(with_effect["claim_id"], with_effect["dataset"], strict=True)
+    )
+    assert png.stat().st_size > 10_000 and (tmp_path / "figures" / "forest_jab.pdf").exists()
+    out = tmp_path / "out"
+    write_verdicts(
+        {"jab": tmp_path / "jab" / "claims.csv"},
+        out / "claims.csv",
+        out / "paper_vs_ours.md",
+        out / "paper_vs_ours.html",
+        out / "summary.rst",
+        forests=[png],
+    )
+    assert "](../figures/forest_jab.png)" in (out / "paper_vs_ours.md").read_text()
+    assert 'src="data:image/png;base64,' in (out / "paper_vs_ours.html").read_text()

@@ -301,6 +301,9 @@ def _across(outcomes: dict[str, Outcome]) -> Outcome | None:
         or (pooled == NOT_REPRODUCED and v == REPRODUCED)
     ]
     verdict = combine_parts([pooled, per_ds[contrary[0]]]) if contrary else pooled
+    if verdict == INCONCLUSIVE and any("(heterogeneous:" in t for t in texts):
+        note = "not by more trials alone: the data sets differ (see their own rows)"
+        parts = [replace(p, repeats=note) if p.repeats else p for p in parts]
     ours = (
         "random-effects mean over "
         + ", ".join(f"{ds} ({v})" for ds, v in per_ds.items())

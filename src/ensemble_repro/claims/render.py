@@ -3,8 +3,10 @@ for the Snakemake report, all generated from claims tables."""
 
 from __future__ import annotations
 
+import base64
 import html
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -56,11 +58,14 @@ def _md_table(df: pd.DataFrame) -> list[str]:
 
 
 def verdict_markdown(
-    df: pd.DataFrame, title: str = "Paper vs ours: verdicts on the claims of the three papers"
+    df: pd.DataFrame,
+    title: str = "Paper vs ours: verdicts on the claims of the three papers",
+    forests: Mapping[str, str] | None = None,
 ) -> str:
     """The verdict page: a per-paper summary, then every claim with the paper's words beside
     our numbers, interval, verdict and the rule that decided it (``title``: its heading; a
-    paper's own page ``results/<paper>/paper_vs_ours.md`` is the same page on its rows)."""
+    paper's own page ``results/<paper>/paper_vs_ours.md`` is the same page on its rows;
+    ``forests``: paper -> its forest plot's path relative to the page)."""
     lines = [
         f"# {title}",
         "",
@@ -83,6 +88,8 @@ def verdict_markdown(
         if not len(sub):
             continue
         lines += [f"## {title}", ""]
+        if forests and paper in forests:
+            lines += [f"![Forest plot of the {title} verdicts]({forests[paper]})", ""]
         for r in sub.itertuples():
             lines += [
                 f"### {r.claim_id} ({r.dataset}): {r.verdict}",
@@ -130,8 +137,9 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def verdict_html(df: pd.DataFrame) -> str:
-    """The verdict page as one self-contained HTML file (shown inline in the Snakemake report)."""
+def verdict_html(df: pd.DataFrame, forests: Mapping[str, Path] | None = None) -> str:
+    """The verdict page as one self-contained HTML file (shown inline in the Snakemake report),
+    each paper's forest plot (``forests``: paper -> PNG) embedded above its rows."""
     parts = [
         "<h1>Paper vs ours: verdicts on the claims of the three papers</h1>",
         (
@@ -166,8 +174,14 @@ def verdict_html(df: pd.DataFrame) -> str:
         shown["ours"] = [
             f"{o} ({r})" if r else o for o, r in zip(sub["ours"], sub["reason"], strict=False)
         ]
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        if forests and paper in forests:
+            data = base64.b64encode(Path(forests[paper]).read_bytes()).decode("ascii")
+            parts.append(
+                f'<img style="max-width:100%" alt="forest plot of {html.escape(title)}" '
+                f'src="data:image/png;base64,{data}">'
+            )
         parts += [
-            f"<h2>{html.escape(title)}</h2>",
             _html_table(shown, "verdict"),
             "<details><summary>decision rules</summary><ul>"
             + "".join(

@@ -179,6 +179,7 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
         "knapsack.adversarial.evaluations",
     ),
     "paper_vs_ours": (),
+    "verdict_forest": (),
     "results_index": (),
 }
 
