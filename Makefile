@@ -14,7 +14,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 export ENSEMBLE_REPRO_MIRROR := $(MIRROR)
 
-.PHONY: reproduce report test unit lint format check-config dry-run estimate clean-results jab qwyc knapsack figures data
+.PHONY: reproduce report test unit lint format check-config dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs
 
 $(STAMP): pyproject.toml
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
@@ -36,6 +36,11 @@ reproduce: check-config
 ## One paper's outputs, every figure, or the prepared data sets.
 jab qwyc knapsack figures data: check-config
 	$(BIN)/snakemake --cores $(CORES) $@ --configfile $(CONFIG) --workflow-profile workflow/profiles/default
+
+## Measure the knapsack pools' training times (one core, pool_timing_repeats fits per member)
+## and write them into config/knapsack_costs/ (commit them): runs read them, never re-measure.
+knapsack-costs: check-config
+	$(BIN)/snakemake --cores 1 knapsack_costs --forcerun knapsack_measure_costs --configfile $(CONFIG) --workflow-profile workflow/profiles/default
 
 report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html

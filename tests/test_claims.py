@@ -1,6 +1,5 @@
 """Claim registry, the QWYC and knapsack evaluators, claims tables and verdict pages."""
 
-import numpy as np
 import pandas as pd
 import pytest
 from claims_fixtures import jab_tables
@@ -17,7 +16,6 @@ from ensemble_repro.claims import (
     read_claims,
     scale_of,
 )
-from ensemble_repro.claims import knapsack as knapsack_claims
 from ensemble_repro.claims import qwyc as qwyc_claims
 from ensemble_repro.claims.build import write_jab_claims, write_verdicts
 from ensemble_repro.claims.table import claims_frame
@@ -75,112 +73,6 @@ def test_qwyc_one_split_is_never_reproduced_five_splits_can_be():
     assert slow[("qwyc.fewer_models", "adult")]["verdict"] == NOT_REPRODUCED
     assert slow[("qwyc.beats_fixed_orders", "adult")]["verdict"] == NOT_REPRODUCED
     assert five[("qwyc.fewer_models", "nomao_x")]["verdict"] == NOT_TESTABLE
-
-
-# ------------------------------------------------------------------ knapsack evaluator
-def _adversarial_rates(sa, mc, at=100):
-    return pd.DataFrame(
-        [
-            {
-                "n": 10,
-                "strategy": "simulated_annealing",
-                "sampler": np.nan,
-                "moves": "swap",
-                "within_evaluations": at,
-                "success_rate": sa,
-                "runs": 20,
-            },
-            {
-                "n": 10,
-                "strategy": "monte_carlo",
-                "sampler": "uniform_subset",
-                "moves": np.nan,
-                "within_evaluations": at,
-                "success_rate": mc,
-                "runs": 20,
-            },
-        ]
-    )
-
-
-def test_knapsack_mc_vs_sa_uses_wilson_intervals_over_seeds():
-    def verdict(sa, mc):
-        rates = _adversarial_rates(sa, mc)
-        return knapsack_claims.mc_vs_sa(rates, 10, "uniform_subset", "swap", 100)
-
-    assert verdict(0.95, 0.10)[0] == REPRODUCED
-    assert verdict(0.5, 1.0)[0] == NOT_REPRODUCED
-    assert verdict(0.95, 0.75)[0] == INCONCLUSIVE
-
-
-def test_knapsack_mc_vs_sa_reads_the_evaluation_budget_n_from_config():
-    # at N = 30 SA already reaches 96% (the old code picked that N from the results); config
-    # fixes N = 300, where MC has caught up: the verdict must be read at 300
-    rates = pd.concat([_adversarial_rates(0.96, 0.05, 30), _adversarial_rates(1.0, 1.0, 300)])
-    rows = knapsack_claims.evaluate(
-        None,
-        rates,
-        {},
-        mc_sampler="uniform_subset",
-        evaluations=300,
-        stop_variants=[],
-        uci_pools=[],
-    )
-    row = next(r for r in rows if r["claim_id"] == "knapsack.mc_vs_sa")
-    assert row["verdict"] == INCONCLUSIVE and row["ours"].startswith("N = 300 evaluations")
-    with pytest.raises(ValueError, match=r"no success rates at N = 1000 .*adversarial.evaluations"):
-        knapsack_claims.mc_vs_sa(rates, 10, "uniform_subset", "swap", 1000)
-
-
-def _selection_runs(loss, saturated=False):
-    """Two budgets x 5 seeds of one search, free (1000 evaluations) and stopped (100)."""
-    rows = []
-    for b in (3, 5):
-        for s in range(5):
-            base = {"pool": "p", "budget_multiple": b, "seed": s, "strategy": "stochastic_search"}
-            base |= {"optimum": 0.95, "saturated": saturated, "wall_seconds": 1.0}
-            rows.append(base | {"variant": "stop=none", "accuracy": 0.95, "evaluations": 1000})
-            rows.append(
-                base
-                | {"variant": "stop=left_tail@0.05", "accuracy": 0.95 - loss, "evaluations": 100}
-                | {"stopped_by": "rule"}
-            )
-    return pd.DataFrame(rows).assign(stopped_by=lambda d: d["stopped_by"].fillna("maxstep"))
-
-
-def test_knapsack_savings_count_only_with_the_accuracy_lost():
-    # 90% of the evaluations saved in every run; it counts only when the loss is <= 0.005
-    assert knapsack_claims.stopping_saves(_selection_runs(0.001), "stop=left_tail@0.05")[0] == (
-        REPRODUCED
-    )
-    runs = _selection_runs(0.05)
-    verdict, ours, ivs = knapsack_claims.stopping_saves(runs, "stop=left_tail@0.05")
-    assert verdict == NOT_REPRODUCED and ivs[0].estimate == 0 and "90% saved" in ours
-    # saturated cells are left out: nothing to judge
-    sat = _selection_runs(0.001, saturated=True)
-    assert knapsack_claims.stopping_saves(sat, "stop=left_tail@0.05")[0] == ""
-
-
-def test_knapsack_competitive_claim_leaves_out_saturated_cells():
-    rows = [
-        {
-            "pool": "p",
-            "budget_multiple": b,
-            "seed": s,
-            "strategy": st,
-            "variant": "stop=none",
-            "optimum": opt,
-            "saturated": opt >= 0.999,
-            "accuracy": opt - (0.02 if st == "stochastic_search" else 0.0),
-        }
-        for b, opt in ((3, 0.9), (9, 0.9995))
-        for s in range(5)
-        for st in ("simulated_annealing", "stochastic_search")
-    ]
-    verdict, ours, iv = knapsack_claims.ss_competitive(pd.DataFrame(rows), "stop=none")
-    assert verdict == NOT_REPRODUCED and iv.n == 5 and "5 saturated runs left out" in ours
-    sat = pd.DataFrame(rows).query("budget_multiple == 9")
-    assert knapsack_claims.ss_competitive(sat, "stop=none")[0] == ""
 
 
 # ------------------------------------------------------------------ tables and pages
@@ -258,35 +150,3 @@ def test_rows_need_the_vocabulary_and_a_reason_and_reruns_compare_without_wall_c
     ]
     df = run_independent(claims_frame(rows, scale="smoke", made_on="2026-12-01"))
     assert list(df["claim_id"]) == ["jab.coverage"] and "made_on" not in df
-
-
-def test_knapsack_cost_setting_and_pooled_row_reach_the_verdicts():
-    def runs(pool, gap, setting=""):
-        return pd.DataFrame(
-            [
-                {"pool": pool, "budget_multiple": 3, "seed": s, "strategy": st}
-                | {"variant": "stop=none", "optimum": 0.9, "saturated": False}
-                | {"setting": setting, "accuracy": 0.9 - (gap if st.startswith("stoch") else 0)}
-                for s in range(6)
-                for st in ("simulated_annealing", "stochastic_search")
-            ]
-        )
-
-    # competitive with measured costs (the main setting), 0.02 behind SA with FLOP costs
-    a = pd.concat([runs("a", 0.0), runs("a", 0.02, "cost=flops")], ignore_index=True)
-    rows = knapsack_claims.evaluate(
-        None,
-        None,
-        {"a": a, "b": runs("b", 0.0)},
-        mc_sampler="uniform_size",
-        evaluations=10,
-        stop_variants=[],
-        uci_pools=[],
-    )
-    comp = {r["dataset"]: r for r in rows if r["claim_id"] == "knapsack.ss_competitive"}
-    assert set(comp) == {"a", "b", "all pools"}
-    assert comp["a"]["verdict"] == REPRODUCED and comp["a"]["n_repeats"] == 6
-    assert "flips under: cost=flops" in comp["a"]["robust_to"]
-    assert comp["all pools"]["n_repeats"] == 12 and comp["b"]["robust_to"] == (
-        "no sensitivity setting"
-    )

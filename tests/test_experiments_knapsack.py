@@ -155,7 +155,7 @@ def test_fig1_and_numbers_page_carry_no_verdict_words(tmp_path):
     rng = np.random.default_rng(0)
     runs, _ = kx.selection_cell(rng.beta(8, 4, 12), rng.exponential(1, 12), 3, _cfg(), [0, 1])
     runs.insert(0, "pool", "syn")
-    tables = kx.summary_tables(runs, [])
+    tables = kx.summary_tables(runs, [], seed=0, beta_fit="moments")
     text = kp.paper_vs_ours(
         worked, rates, tables["summary"], tables["levels"], tables["rule_check"], 20, {}
     )

@@ -251,16 +251,17 @@ def qwyc_sweep_work(method: str, q: dict, rows: float, setting: str = "") -> flo
 
 
 def knapsack_evaluations(k: dict) -> int:
-    """Energy evaluations of one selection job: budgets x searches x (1 + stopping rules) x
-    seeds x MAXSTEP (an upper bound: stopped runs end earlier)."""
-    variants = 1 + len(k["stop_rules"])
-    return len(k["budget_multiples"]) * KNAPSACK_SEARCHES * variants * k["n_seeds"] * k["MAXSTEP"]
+    """Energy evaluations of one selection job: budgets x seeds x MAXSTEP x (searches x (1 +
+    stopping rules) + the SA starts of ``sa_init_check``) (an upper bound: stopped runs end
+    earlier)."""
+    runs = KNAPSACK_SEARCHES * (1 + len(k["stop_rules"])) + len(k.get("sa_init_check", ()))
+    return len(k["budget_multiples"]) * runs * k["n_seeds"] * k["MAXSTEP"]
 
 
 def knapsack_uci_evaluations(k: dict) -> int:
     """A UCI pool's selection job: the main grid plus, per ``cost_sensitivity`` kind, the grid
     without a rule and with the primary rule only."""
-    primary = {**k, "stop_rules": k["stop_rules"][:1]}
+    primary = {**k, "stop_rules": k["stop_rules"][:1], "sa_init_check": []}
     return knapsack_evaluations(k) + len(k["cost_sensitivity"]) * knapsack_evaluations(primary)
 
 
@@ -517,7 +518,8 @@ def _knapsack_jobs(k, available, units, start, light, out):
             "knapsack_pool",
             d,
             "knapsack",
-            start + k["pool_timing_repeats"] * units.get("rows", d) * units.get("knapsack_pool", d),
+            # one fit per member: the training times are read from the committed costs file
+            start + units.get("rows", d) * units.get("knapsack_pool", d),
             needs=(f"prepare:{d}",),
             group="knapsack_grid",
             wildcards={"kn_data": d},

@@ -300,3 +300,19 @@ def start_of_run():
     )
     for line in estimate.summary_lines(costs, source, cores):
         logger.info(line)
+
+
+def knapsack_costs_input(dataset, root, *, needed):
+    """The committed measured costs of one UCI pool (``ensemble_repro.experiments.knapsack_costs``):
+    its file when it holds the pool; none when the run does not select with measured times and
+    they were never measured; else the run stops before any job with the command that measures
+    them."""
+    from ensemble_repro.experiments import knapsack_costs as kc
+
+    key = kc.pool_key(dataset, config["seed"], config["knapsack"]["split"])
+    path = kc.costs_path(root, dataset)
+    if kc.has_costs(path, key):
+        return str(path)
+    if not needed:
+        return []
+    raise WorkflowError(kc.missing_message(key, kc.costs_path("", dataset), CONFIG_FILES))

@@ -6,12 +6,11 @@ setup_logging(snakemake.log[0])
 
 from ensemble_repro.claims.build import write_knapsack_claims  # noqa: E402
 
-i = snakemake.input
+i, params = snakemake.input, snakemake.params.cfg
 write_knapsack_claims(
-    i.worked,
-    i.rates,
-    i.runs,
+    {k: i[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "beta_fit", "runs", "votes")},
     snakemake.output[0],
-    knapsack_cfg=snakemake.params.cfg["knapsack"],
+    knapsack_cfg=params["knapsack"],
+    seed=params["seed"],
     config_files=snakemake.params.config_files,
 )

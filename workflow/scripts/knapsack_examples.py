@@ -1,4 +1,5 @@
-"""Worked example (section II), adversarial pool (section III) and Fig. 1 / Lemma IV.1."""
+"""Worked example and Propositions II.1-4 (section II), adversarial pool (section III), Fig. 1 /
+Lemma IV.1 and the ensemble-size estimates of eqs. (22) and (33) (section IV)."""
 
 from ensemble_repro.logs import setup_logging
 
@@ -13,11 +14,15 @@ params, out = snakemake.params.cfg, snakemake.output
 worked = kx.worked_example()
 runs, rates = kx.adversarial(params["knapsack"], params["seed"])
 lemma = kx.lemma_iv1_table()
+greedy = kx.greedy_worst_case(params["knapsack"], params["seed"])
+sizes = kx.size_estimates(params["knapsack"], params["seed"])
 for table, csv, md, title in (
     (worked, out.worked, out.worked_md, "Worked example (section II)"),
     (rates, out.rates, out.rates_md, "Adversarial pool: success rates"),
     (runs, out.runs, None, None),
     (lemma, out.lemma, None, None),
+    (greedy, out.greedy, out.greedy_md, "Propositions II.1-4: greedy errors"),
+    (sizes, out.sizes, None, None),
 ):
     write_csv(table, csv)
     if md:

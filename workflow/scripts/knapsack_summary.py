@@ -12,7 +12,7 @@ from ensemble_repro.provenance import write_provenance  # noqa: E402
 inp, out, params = snakemake.input, snakemake.output, snakemake.params.cfg
 cfg = params["knapsack"]
 runs = kx.read_runs(inp.runs)
-tables = kx.summary_tables(runs, inp.pools)
+tables = kx.summary_tables(runs, inp.pools, seed=params["seed"], beta_fit=cfg["beta_fit"])
 for name, table in tables.items():
     write_csv(table, out[name])
     write_markdown(table, out[f"{name}_md"], title=KNAPSACK_TABLES[name][1])

@@ -105,26 +105,32 @@ def write_qwyc_claims(
 
 
 def write_knapsack_claims(
-    worked: PathLike,
-    rates: PathLike,
-    runs: Sequence[PathLike],
+    inputs: Mapping[str, PathLike | Sequence[PathLike]],
     out: PathLike,
     *,
     knapsack_cfg: Mapping,
+    seed: int,
     config_files: Iterable[str],
 ) -> None:
-    """``results/knapsack/claims.csv`` from the worked example, the adversarial rates and the
-    selection runs of every pool."""
+    """``results/knapsack/claims.csv`` from the knapsack tables: ``inputs`` maps ``worked``,
+    ``rates``, ``lemma``, ``greedy``, ``sizes`` and ``beta_fit`` to their CSV files, ``runs``
+    to every pool's selection runs and ``votes`` to the UCI pools' test votes."""
     from ..experiments.knapsack import rule_variants
 
     rows = knapsack.evaluate(
-        _read(worked),
-        _read(rates),
-        {Path(p).stem: _read(p) for p in runs},
+        _read(inputs["worked"]),
+        _read(inputs["rates"]),
+        {Path(p).stem: _read(p) for p in inputs["runs"]},
         mc_sampler=knapsack_cfg["mc_sampler"],
         evaluations=knapsack_cfg["adversarial"]["evaluations"],
         stop_variants=rule_variants(knapsack_cfg)[1:],
         uci_pools=knapsack_cfg["datasets"],
+        votes={Path(p).stem.removesuffix("_votes"): pd.read_parquet(p) for p in inputs["votes"]},
+        lemma=_read(inputs["lemma"]),
+        greedy=_read(inputs["greedy"]),
+        sizes=_read(inputs["sizes"]),
+        beta_fit=_read(inputs["beta_fit"]),
+        seed=seed,
     )
     _write(rows, out, config_files)
 

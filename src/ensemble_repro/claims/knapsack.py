@@ -1,12 +1,38 @@
-"""Verdicts on the knapsack claims (Hajdu et al. 2020) from results/knapsack/*.csv."""
+"""Verdicts on the knapsack claims (Hajdu et al. 2020) from results/knapsack/*.
+
+Every rule tests the size of the claim against a margin of :mod:`.margins`, fixed before the
+run: an interval over what repeats (seeds, runs, pool draws, test rows) decides
+``reproduced`` / ``not reproduced`` when it lies on one side of the margin and
+``inconclusive`` (with the repeats that would decide it) when it straddles it.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
-from ..experiments.knapsack import LOSS_TOL, SATURATED, paired_savings
+from ..experiments.knapsack import paired_savings
+from ..knapsack import majority_vote_accuracy
+from .margins import (
+    KN_BOOTSTRAP,
+    KN_COMPETITIVE_MARGIN,
+    KN_GAP_MARGIN,
+    KN_GOF_LEVEL,
+    KN_INDEPENDENCE_MARGIN,
+    KN_INIT_MARGIN,
+    KN_LEMMA_MEAN_TOL,
+    KN_LEMMA_TAIL,
+    KN_LEMMA_VAR_TOL,
+    KN_LOSS_MARGIN,
+    KN_PROP_TOL,
+    KN_SATURATED,
+    KN_SAVED_MIN,
+    KN_SLIGHT_FACTOR,
+    KN_WORKED_TOL,
+)
 from .rules import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -15,47 +41,146 @@ from .rules import (
     Interval,
     band_verdict,
     combine_parts,
+    equivalence,
+    holm,
+    newcombe_diff,
+    one_sided,
+    random_effects,
     repeats_needed,
     robust_to,
     t_interval,
-    tally,
-    wilson,
 )
 from .table import claim_row, untestable
 
-#: Printed precision of the worked example (4 decimals).
-WORKED_TOL = 5e-5
-#: Share of evaluations saved (counted only in runs losing <= LOSS_TOL) called "large" / "none".
-LARGE_SAVING, SMALL_SAVING = 0.5, 0.2
-#: Stochastic search within this much of SA's best q counts as competitive.
-COMPETITIVE_TOL = 0.005
-#: Independence model vs held-out majority vote.
-INDEPENDENCE_TOL = 0.02
 NO_RULE = "stop=none"
-SA, SS = "simulated_annealing", "stochastic_search"
+SA, SS, MC = "simulated_annealing", "stochastic_search", "monte_carlo"
+#: Searches the stopping rule is claimed for: SA ("as we demonstrate it for SA") and the
+#: paper's stochastic search ("the stopping rule can be successfully applied in this approach").
+STOPPED_SEARCHES = (SA, SS)
+COST_SETTING, INIT_SETTING = "cost=", "sa_init="
+
+
+def _exact(value: float, what: str) -> Interval:
+    """A degenerate interval: an exact computation, no randomness."""
+    return Interval(float(value), float(value), float(value), f"exact, {what}", 1)
+
+
+def _row(
+    claim_id,
+    dataset,
+    *,
+    ours,
+    verdict,
+    interval,
+    n,
+    effect=None,
+    band=(-math.inf, math.inf),
+    unit="seeds",
+    robust="no sensitivity setting",
+    need=None,
+):
+    """A claims row; an inconclusive verdict states the repeats that would decide it (from
+    ``effect`` and ``band`` unless ``need`` gives them)."""
+    if need is None:
+        need = ""
+        if verdict == INCONCLUSIVE and effect is not None:
+            need = repeats_needed(effect, low=band[0], high=band[1], unit=unit)
+    return claim_row(
+        claim_id,
+        dataset,
+        ours=ours,
+        verdict=verdict,
+        interval=interval,
+        n_repeats=n,
+        robust_to=robust,
+        effect=effect,
+        band=band,
+        repeats_needed=need,
+    )
+
+
+# ---------------------------------------------------------------- section II: worked example
 
 
 def _worked(worked: pd.DataFrame) -> dict:
-    ok = [bool(abs(r.ours - r.paper) <= WORKED_TOL) for r in worked.itertuples()]
+    ok = [bool(abs(r.ours - r.paper) <= KN_WORKED_TOL) for r in worked.itertuples()]
     verdict = REPRODUCED if all(ok) else NOT_REPRODUCED if not any(ok) else PARTLY
     ours = "; ".join(f"{r.quantity} {r.ours:.6g} (paper {r.paper:g})" for r in worked.itertuples())
-    worst = max(abs(worked["ours"] - worked["paper"]))
-    iv = Interval(worst, worst, worst, "exact, largest |ours - paper|", 1)
-    return claim_row(
+    worst = float(max(abs(worked["ours"] - worked["paper"])))
+    return _row(
         "knapsack.worked_example",
         "worked example",
         ours=ours,
         verdict=verdict,
-        interval=iv,
-        n_repeats=1,
+        interval=_exact(worst, "largest |ours - paper|"),
+        n=1,
     )
+
+
+# ---------------------------------------------------------------- Propositions II.1-4
+
+
+def greedy_error(table: pd.DataFrame, proposition: str) -> tuple[str, str, float, float]:
+    """Verdict of one of Propositions II.1-4 ("the error rate of 1/2"): the bound holds (no
+    error above 1/2, on the families or the random pools) and is approached (an error within
+    :data:`KN_PROP_TOL` of 1/2 on the proposition's pool family). Exact computations.
+
+    Returns (verdict, ours, largest family error, largest error anywhere).
+    """
+    t = table[table["proposition"] == proposition]
+    family = t[t["best_known"].notna()]
+    reached, worst = float(family["error"].max()), float(t["error"].max())
+    strategy = f"{t['strategy'].iloc[0]} by {t['key'].iloc[0]}"
+    if worst > 0.5 + 1e-12:
+        verdict = NOT_REPRODUCED
+    elif reached >= 0.5 - KN_PROP_TOL:
+        verdict = REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+    best = family.loc[family["error"].idxmax()]
+    ours = (
+        f"{strategy}: error {reached:.4f} on {best['pool']} (greedy q {best['greedy']:.4f}, "
+        f"best known {best['best_known']:.4f}, {best['greedy_how']}); largest error on random "
+        f"pools with every p > 1/2: "
+        f"{float(t.loc[t['best_known'].isna(), 'error'].max()):.4f}"
+    )
+    return verdict, ours, reached, worst
+
+
+def _greedy_rows(table: pd.DataFrame) -> list[dict]:
+    rows = []
+    for prop in dict.fromkeys(table["proposition"]):
+        verdict, ours, reached, _ = greedy_error(table, prop)
+        rows.append(
+            claim_row(
+                "knapsack.greedy_error",
+                f"Proposition {prop}",
+                ours=ours,
+                verdict=verdict,
+                interval=_exact(reached, "largest error on the pool family"),
+                n_repeats=1,
+                effect=_exact(reached, "largest error on the pool family"),
+                band=(0.5 - KN_PROP_TOL, 0.5),
+                repeats_needed=(
+                    "a pool family closer to the limit (smaller eps, larger pools)"
+                    if verdict == INCONCLUSIVE
+                    else ""
+                ),
+            )
+        )
+    return rows
+
+
+# ---------------------------------------------------------------- section III: MC vs SA
 
 
 def mc_vs_sa(
     rates: pd.DataFrame, n: int, sampler: str, moves: str, evaluations: int
-) -> tuple[str, str, Interval, Interval]:
-    """SA (move set ``moves``) vs Monte Carlo (reading ``sampler``) at pool size n after N =
-    ``evaluations`` energy evaluations (``knapsack.adversarial.evaluations``, fixed in config)."""
+) -> tuple[str, str, Interval]:
+    """SA (move set ``moves``) minus Monte Carlo (reading ``sampler``) success rate on the
+    adversarial pool of size n after N = ``evaluations`` energy evaluations, with Newcombe's
+    interval: reproduced when it lies at or above :data:`KN_GAP_MARGIN` (half the paper's
+    gap), not reproduced when it lies below, else inconclusive."""
     at = rates[(rates["n"] == n) & (rates["within_evaluations"] == evaluations)]
     if not len(at):
         raise ValueError(
@@ -63,162 +188,515 @@ def mc_vs_sa(
             f"(knapsack.adversarial.evaluations) for n = {n}: rerun knapsack_examples"
         )
     sa = at[(at["strategy"] == SA) & (at["moves"] == moves)].iloc[0]
-    mc = at[(at["strategy"] == "monte_carlo") & (at["sampler"] == sampler)].iloc[0]
-    sa_iv = wilson(round(sa.success_rate * sa.runs), int(sa.runs))
-    mc_iv = wilson(round(mc.success_rate * mc.runs), int(mc.runs))
-    if sa_iv.low > mc_iv.high:
-        verdict = REPRODUCED
-    elif mc_iv.low >= sa_iv.high:
-        verdict = NOT_REPRODUCED
-    else:
-        verdict = INCONCLUSIVE
+    mc = at[(at["strategy"] == MC) & (at["sampler"] == sampler)].iloc[0]
+    k_sa, k_mc = round(sa.success_rate * sa.runs), round(mc.success_rate * mc.runs)
+    iv = newcombe_diff(k_sa, int(sa.runs), k_mc, int(mc.runs))
+    verdict = one_sided(iv, low=KN_GAP_MARGIN)
     ours = (
-        f"N = {evaluations} evaluations: SA [{moves}] {sa.success_rate:.0%}, MC "
-        f"[{sampler}] {mc.success_rate:.0%}"
+        f"N = {evaluations} evaluations: SA [{moves}] {sa.success_rate:.0%} ({k_sa}/{sa.runs}), "
+        f"MC [{sampler}] {mc.success_rate:.0%} ({k_mc}/{mc.runs}); SA - MC {iv.estimate:+.2f}"
     )
-    return verdict, ours, sa_iv, mc_iv
+    return verdict, ours, iv
 
 
 def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str, evaluations: int) -> list[dict]:
     rows = []
     rates = rates.assign(sampler=rates["sampler"].fillna(""), moves=rates["moves"].fillna(""))
-    samplers = sorted(set(rates.loc[rates["strategy"] == "monte_carlo", "sampler"]))
+    samplers = list(dict.fromkeys(rates.loc[rates["strategy"] == MC, "sampler"]))
     moves = list(dict.fromkeys(rates.loc[rates["strategy"] == SA, "moves"]))
     main = main_sampler if main_sampler in samplers else samplers[0]
+    readings = [(main, moves[0])] + [
+        (s, m) for s in samplers for m in moves if (s, m) != (main, moves[0])
+    ]
+    band = (KN_GAP_MARGIN, math.inf)
     for n in sorted(rates["n"].unique()):
-        verdict, ours, sa_iv, mc_iv = mc_vs_sa(rates, n, main, moves[0], evaluations)
-        flips = {
-            f"mc_sampler={s}": mc_vs_sa(rates, n, s, moves[0], evaluations)[0]
-            for s in samplers
-            if s != main
-        }
-        flips |= {f"sa_moves={m}": mc_vs_sa(rates, n, main, m, evaluations)[0] for m in moves[1:]}
-        rows.append(
-            claim_row(
-                "knapsack.mc_vs_sa",
-                f"adversarial pool n={n}",
-                ours=ours,
-                verdict=verdict,
-                interval=f"SA {sa_iv.text()}; MC {mc_iv.text()}",
-                repeats_needed="more seeds" if verdict == INCONCLUSIVE else "",
-                n_repeats=sa_iv.n,
-                robust_to=robust_to(verdict, flips),
+        verdicts = {r: mc_vs_sa(rates, n, *r, evaluations) for r in readings}
+        primary = verdicts[readings[0]][0]
+        flips = {f"mc_sampler={s}, sa_moves={m}": verdicts[(s, m)][0] for s, m in readings[1:]}
+        for i, (s, m) in enumerate(readings):
+            verdict, ours, iv = verdicts[(s, m)]
+            label = "primary reading" if i == 0 else "sensitivity reading"
+            rows.append(
+                _row(
+                    "knapsack.mc_vs_sa",
+                    f"adversarial pool n={n}: MC {s}, SA {m} ({label})",
+                    ours=ours,
+                    verdict=verdict,
+                    interval=iv,
+                    n=iv.n,
+                    effect=iv,
+                    band=band,
+                    robust=robust_to(primary, flips) if i == 0 else "-",
+                )
             )
-        )
     return rows
 
 
-def stopping_saves(runs: pd.DataFrame, variant: str) -> tuple[str, str, list[Interval]]:
-    """Per search run with ``variant`` in unsaturated cells: the share of evaluations saved
-    against the same search and seed without a rule, counted only when the run lost at most
-    LOSS_TOL accuracy (``saved_within_loss``); a t interval over budget x seed runs."""
+# ---------------------------------------------------------------- search claims (sections V-VI)
+
+
+def _live(runs: pd.DataFrame) -> pd.DataFrame:
+    return runs[~runs["saturated"].astype(bool)]
+
+
+def stopping_parts(runs: pd.DataFrame, variant: str) -> dict[str, Interval]:
+    """Per search of :data:`STOPPED_SEARCHES`, over its budget x seed runs in unsaturated
+    cells paired with the same search and seed without a rule: t intervals of the share of
+    evaluations saved and of the best q lost (``<search> saved`` / ``<search> loss``)."""
     pairs = paired_savings(runs)
     pairs = pairs[(pairs["variant_rule"] == variant) & ~pairs["saturated_free"].astype(bool)]
-    verdicts, parts, ivs = [], [], []
-    for strategy, p in pairs.groupby("strategy", sort=True):
-        iv = t_interval(p["saved_within_loss"])
-        if iv.low >= LARGE_SAVING:
-            v = REPRODUCED
-        elif iv.high < SMALL_SAVING:
-            v = NOT_REPRODUCED
-        else:
-            v = INCONCLUSIVE
-        verdicts.append(v)
-        ivs.append(iv)
-        loss = float(p["accuracy_loss"].mean())
-        parts.append(
-            f"{strategy}: {iv.estimate:.0%} saved at loss <= {LOSS_TOL} "
-            f"({float(p['saved_fraction'].mean()):.0%} saved, mean loss {loss:.4f})"
-        )
-    if not verdicts:
-        return "", "", []
-    return combine_parts(verdicts), "; ".join(parts) + f" ({tally(verdicts)} strategies)", ivs
+    out = {}
+    for strategy in STOPPED_SEARCHES:
+        p = pairs[pairs["strategy"] == strategy]
+        if len(p):
+            out[f"{strategy} saved"] = t_interval(p["saved_fraction"])
+            out[f"{strategy} loss"] = t_interval(p["accuracy_loss"])
+    return out
 
 
-def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval | None]:
-    """Best q of the stochastic search minus SA's, unsaturated cells only."""
+def stopping_verdict(parts: Mapping[str, Interval]) -> str:
+    """Saved share one-sided against :data:`KN_SAVED_MIN` (at least), loss one-sided against
+    :data:`KN_LOSS_MARGIN` (below); the parts combined (mixed decided parts: partly)."""
+    if not parts:
+        return ""
+    return combine_parts([band_verdict(iv, *_part_band(k)) for k, iv in parts.items()])
+
+
+def tradeoff(runs: pd.DataFrame, variants: Sequence[str]) -> str:
+    """Savings vs loss per stopping rule (STOP level), both searches pooled, unsaturated cells."""
+    pairs = paired_savings(runs)
+    pairs = pairs[pairs["strategy"].isin(STOPPED_SEARCHES) & ~pairs["saturated_free"].astype(bool)]
+    out = []
+    for v in variants:
+        p = pairs[pairs["variant_rule"] == v]
+        if len(p):
+            out.append(
+                f"{v.removeprefix('stop=')}: {p['saved_fraction'].mean():.0%} saved at loss "
+                f"{p['accuracy_loss'].mean():.4f} (max {p['accuracy_loss'].max():.4f})"
+            )
+    return "; ".join(out)
+
+
+def _part_band(name: str) -> tuple[float, float]:
+    return (KN_SAVED_MIN, math.inf) if name.endswith("saved") else (-math.inf, KN_LOSS_MARGIN)
+
+
+def _parts_need(parts: Mapping[str, Interval], unit: str) -> str:
+    """The repeats that would decide each undecided part of the stopping claim."""
+    out = []
+    for k, iv in parts.items():
+        need = repeats_needed(iv, *_part_band(k), unit=unit)
+        if need:
+            out.append(f"{k}: {need}")
+    return "; ".join(out)
+
+
+def _parts_text(parts: Mapping[str, Interval]) -> str:
+    return "; ".join(f"{k} {iv.text('.3g')}" for k, iv in parts.items())
+
+
+def _pooled_loss(parts: Mapping[str, Interval]) -> Interval | None:
+    """The largest loss interval of the searches (the forest plot's effect: the part nearest
+    to failing the loss margin)."""
+    losses = [iv for k, iv in parts.items() if k.endswith("loss")]
+    return max(losses, key=lambda iv: iv.high) if losses else None
+
+
+def competitive(runs: pd.DataFrame) -> Interval | None:
+    """Best q of the stochastic search minus SA's (no rule), paired by budget and seed, over the
+    runs in unsaturated cells; None when every cell is saturated."""
     keys = ["pool", "budget_multiple", "seed"]
-    s = runs[runs["variant"] == variant]
-    ss = s[s["strategy"] == SS].set_index(keys)
-    sa = s[s["strategy"] == SA].set_index(keys)
-    cols = ["accuracy", "optimum", "saturated"]
-    both = ss[cols].join(sa[["accuracy"]].add_suffix("_sa"), how="inner")
-    live = both[~both["saturated"].astype(bool)]
-    if not len(live):
-        return "", f"all {len(both)} runs in saturated cells (optimum q >= {SATURATED})", None
-    iv = t_interval(live["accuracy"] - live["accuracy_sa"])
-    verdict = band_verdict(iv, low=-COMPETITIVE_TOL)
-    return (
-        verdict,
-        (
-            f"SS - SA best q {iv.estimate:+.4f} over {len(live)} runs "
-            f"({len(both) - len(live)} saturated runs left out)"
-        ),
-        iv,
-    )
+    s = _live(runs[runs["variant"] == NO_RULE])
+    ss = s[s["strategy"] == SS].set_index(keys)["accuracy"]
+    sa = s[s["strategy"] == SA].set_index(keys)["accuracy"]
+    diff = (ss - sa).dropna()
+    return t_interval(diff) if len(diff) else None
+
+
+def init_effect(runs: pd.DataFrame, check: pd.DataFrame) -> Interval | None:
+    """SA's best q from the check start minus from the main start (no rule), paired by budget
+    and seed, over the runs in unsaturated cells (the main runs carry the flag)."""
+    keys = ["pool", "budget_multiple", "seed"]
+    main = _live(runs[(runs["variant"] == NO_RULE) & (runs["strategy"] == SA)])
+    other = check[(check["variant"] == NO_RULE) & (check["strategy"] == SA)]
+    diff = (other.set_index(keys)["accuracy"] - main.set_index(keys)["accuracy"]).dropna()
+    return t_interval(diff) if len(diff) else None
+
+
+def _overall(ivs: Mapping[str, Interval | None]) -> tuple[Interval | None, str]:
+    """Random-effects estimate over the pools (None with fewer than two) and its
+    heterogeneity text."""
+    ivs = [v for v in ivs.values() if v is not None]
+    if len(ivs) < 2:
+        return None, ""
+    halves = [(v.high - v.low) / 2 for v in ivs if v.bounded and v.high > v.low]
+    floor = min(halves) if halves else MIN_HALF_WIDTH
+    return random_effects([_with_spread(v, floor) for v in ivs])
+
+
+#: Half-width given to pools' intervals without spread (every run tied) when no pool has any
+#: spread: the random-effects weights are 1 / se^2 and need se > 0.
+MIN_HALF_WIDTH = 1e-6
+
+
+def _with_spread(iv: Interval, half: float) -> Interval:
+    """A pool's interval for pooling: one without spread (every run tied) gets the half-width
+    ``half`` (the most precise other pool's), so no tied pool outweighs every measured one."""
+    if iv.high > iv.low or not iv.bounded:
+        return iv
+    return Interval(iv.estimate, iv.estimate - half, iv.estimate + half, iv.method, iv.n)
 
 
 def _search_rows(
-    pool: str, r: pd.DataFrame, main: str | None, others: list[str], settings: dict
+    runs: Mapping[str, pd.DataFrame],
+    main: str | None,
+    others: Sequence[str],
 ) -> list[dict]:
-    """``stopping_saves`` and ``ss_competitive`` on one pool's runs (or all pools'): the main
-    verdict on the main setting; other stopping rules and the ``settings`` runs (cost kind)
-    are the sensitivity settings."""
-    rows = []
-    verdict, ours, ivs = stopping_saves(r, main) if main is not None else ("", "", [])
-    if verdict:
-        flips = {v: stopping_saves(r, v)[0] or "not testable" for v in others}
-        flips |= {k: stopping_saves(g, main)[0] or "not testable" for k, g in settings.items()}
+    """stopping_saves, ss_competitive and sa_initial_conditions: one row per pool and an
+    overall (random-effects) row."""
+    rows, stop_parts, comp, init = [], {}, {}, {}
+    splits = {}
+    for pool, r in runs.items():
+        r = r.assign(setting=r["setting"].fillna("") if "setting" in r else "")
+        settings = {k: g for k, g in r.groupby("setting", sort=True) if k}
+        splits[pool] = (r[r["setting"] == ""], settings)
+    # ---- stopping_saves
+    for pool, (r, settings) in splits.items():
+        parts = stopping_parts(r, main) if main else {}
+        if not parts:
+            rows.append(
+                untestable(
+                    "knapsack.stopping_saves",
+                    pool,
+                    "no stopped runs in unsaturated cells (no stop_rules, or every cell's "
+                    f"optimum q >= {KN_SATURATED})",
+                )
+            )
+            continue
+        stop_parts[pool] = parts
+        verdict = stopping_verdict(parts)
+        flips = {v: stopping_verdict(stopping_parts(r, v)) or "not testable" for v in others}
+        flips |= {
+            k: stopping_verdict(stopping_parts(g, main)) or "not testable"
+            for k, g in settings.items()
+            if k.startswith(COST_SETTING)
+        }
+        loss = _pooled_loss(parts)
         rows.append(
-            claim_row(
+            _row(
                 "knapsack.stopping_saves",
                 pool,
-                ours=f"{main}: {ours}",
+                ours=f"{main.removeprefix('stop=')}: {_parts_text(parts)}. Trade-off per rule: "
+                + tradeoff(r, [main, *others]),
                 verdict=verdict,
-                interval="; ".join(iv.text() for iv in ivs),
-                n_repeats=sum(iv.n for iv in ivs),
-                robust_to=robust_to(verdict, flips),
-                repeats_needed="; ".join(
-                    repeats_needed(iv, LARGE_SAVING, unit="runs") for iv in ivs
-                ).strip("; ")
-                or ("more runs" if verdict == INCONCLUSIVE else ""),
+                interval=_parts_text(parts),
+                n=max(iv.n for iv in parts.values()),
+                effect=loss,
+                band=(-math.inf, KN_LOSS_MARGIN),
+                robust=robust_to(verdict, flips),
+                need=_parts_need(parts, "runs"),
             )
         )
-    else:
-        rows.append(
-            untestable(
-                "knapsack.stopping_saves",
-                pool,
-                "no stopped runs in unsaturated cells (no stop_rules, or every cell's "
-                f"optimum q >= {SATURATED})",
+    if len(stop_parts) > 1:
+        keys = list(dict.fromkeys(k for p in stop_parts.values() for k in p))
+        pooled = {}
+        notes = []
+        for k in keys:
+            re, note = _overall({pool: p.get(k) for pool, p in stop_parts.items()})
+            if re is not None:
+                pooled[k] = re
+                notes.append(f"{k}: {note}" if note else k)
+        if pooled:
+            rows.append(
+                _row(
+                    "knapsack.stopping_saves",
+                    "all pools (random effects)",
+                    ours=f"{main.removeprefix('stop=')}: {_parts_text(pooled)} ("
+                    + "; ".join(notes)
+                    + ")",
+                    verdict=stopping_verdict(pooled),
+                    interval=_parts_text(pooled),
+                    n=len(stop_parts),
+                    effect=_pooled_loss(pooled),
+                    band=(-math.inf, KN_LOSS_MARGIN),
+                    need=_parts_need(pooled, "runs per pool"),
+                )
             )
-        )
-    verdict, ours, iv = ss_competitive(r, NO_RULE)
-    if not verdict:
+    # ---- ss_competitive
+    band = (-KN_COMPETITIVE_MARGIN, math.inf)
+    for pool, (r, settings) in splits.items():
+        iv = competitive(r)
+        if iv is None:
+            rows.append(
+                untestable(
+                    "knapsack.ss_competitive",
+                    pool,
+                    f"every cell saturated (optimum q >= {KN_SATURATED}): every search ties",
+                )
+            )
+            continue
+        comp[pool] = iv
+        verdict = one_sided(iv, low=-KN_COMPETITIVE_MARGIN)
+        flips = {}
+        for k, g in settings.items():
+            if k.startswith(COST_SETTING):
+                civ = competitive(g)
+                flips[k] = one_sided(civ, low=-KN_COMPETITIVE_MARGIN) if civ else "not testable"
         rows.append(
-            untestable(
+            _row(
                 "knapsack.ss_competitive",
                 pool,
-                ours + ": the budget does not bind, every search ties",
-            )
-        )
-    else:
-        flips = {k: ss_competitive(g, NO_RULE)[0] or "not testable" for k, g in settings.items()}
-        rows.append(
-            claim_row(
-                "knapsack.ss_competitive",
-                pool,
-                ours=ours,
+                ours=f"SS - SA best q {iv.estimate:+.4f} over {iv.n} runs in unsaturated cells",
                 verdict=verdict,
                 interval=iv,
-                n_repeats=iv.n,
-                robust_to=robust_to(verdict, flips),
-                repeats_needed=repeats_needed(iv, -COMPETITIVE_TOL, unit="runs"),
+                n=iv.n,
                 effect=iv,
-                band=(-COMPETITIVE_TOL, float("inf")),
+                band=band,
+                robust=robust_to(verdict, flips),
+                unit="runs",
+            )
+        )
+    re, note = _overall(comp)
+    if re is not None:
+        rows.append(
+            _row(
+                "knapsack.ss_competitive",
+                "all pools (random effects)",
+                ours=f"SS - SA best q {re.estimate:+.4f} over {len(comp)} pools ({note})",
+                verdict=one_sided(re, low=-KN_COMPETITIVE_MARGIN),
+                interval=re,
+                n=len(comp),
+                effect=re,
+                band=band,
+                unit="runs per pool",
+            )
+        )
+    # ---- sa_initial_conditions
+    band = (-KN_INIT_MARGIN, KN_INIT_MARGIN)
+    for pool, (r, settings) in splits.items():
+        for k, g in settings.items():
+            if not k.startswith(INIT_SETTING):
+                continue
+            iv = init_effect(r, g)
+            if iv is None:
+                rows.append(
+                    untestable(
+                        "knapsack.sa_initial_conditions",
+                        pool,
+                        f"every cell saturated (optimum q >= {KN_SATURATED})",
+                    )
+                )
+                continue
+            init[pool] = iv
+            verdict = equivalence(iv, -KN_INIT_MARGIN, KN_INIT_MARGIN)
+            rows.append(
+                _row(
+                    "knapsack.sa_initial_conditions",
+                    pool,
+                    ours=(
+                        f"SA best q from the {k.removeprefix(INIT_SETTING)} start minus from "
+                        f"the configured start {iv.estimate:+.4f} over {iv.n} runs"
+                    ),
+                    verdict=verdict,
+                    interval=iv,
+                    n=iv.n,
+                    effect=iv,
+                    band=band,
+                    unit="runs",
+                )
+            )
+    re, note = _overall(init)
+    if re is not None:
+        rows.append(
+            _row(
+                "knapsack.sa_initial_conditions",
+                "all pools (random effects)",
+                ours=f"start effect on SA's best q {re.estimate:+.4f} over {len(init)} pools "
+                f"({note})",
+                verdict=equivalence(re, -KN_INIT_MARGIN, KN_INIT_MARGIN),
+                interval=re,
+                n=len(init),
+                effect=re,
+                band=band,
+                unit="runs per pool",
             )
         )
     return rows
+
+
+# ---------------------------------------------------------------- section VII: independence
+
+
+def independence(
+    runs: pd.DataFrame, correct: pd.DataFrame, *, seed: int, n_boot: int = KN_BOOTSTRAP
+) -> Interval | None:
+    """Independence model q minus the held-out majority vote, bootstrapped over test rows.
+
+    For every ensemble SA and the stochastic search chose without a rule (weighted by how
+    often it was chosen), q is eq. (1) at the members' accuracies on the test rows and the
+    vote is their strict-majority accuracy on the same rows; the statistic is the weighted
+    mean difference. Percentile interval over ``n_boot`` resamples of the test rows
+    (multinomial row weights drawn with ``seed``: deterministic).
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A UCI pool's selection runs (``members``: space-separated column positions).
+    correct : DataFrame
+        The pool's test votes: one bool column per member, in pool order.
+    seed : int
+        Seed of the bootstrap.
+    n_boot : int
+        Resamples.
+
+    Returns
+    -------
+    Interval or None
+        None when no search run chose an ensemble.
+    """
+    chosen = runs[(runs["variant"] == NO_RULE) & runs["strategy"].isin([SA, SS])]
+    sets = chosen["members"].dropna().astype(str)
+    sets = sets[sets.str.strip() != ""]
+    if not len(sets):
+        return None
+    counts = sets.value_counts(sort=False)
+    ensembles = [np.array(s.split(), dtype=int) for s in counts.index]
+    weights = counts.to_numpy(float) / counts.sum()
+    x = np.asarray(correct, dtype=float)
+    rows = x.shape[0]
+    votes = np.stack([(x[:, e].sum(axis=1) > e.size / 2).astype(float) for e in ensembles], axis=1)
+
+    def stat(w):
+        p = w @ x / w.sum()
+        vote = w @ votes / w.sum()
+        q = np.array([majority_vote_accuracy(p[e]) for e in ensembles])
+        return float(np.dot(weights, q - vote))
+
+    estimate = stat(np.ones(rows))
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(rows, np.full(rows, 1.0 / rows), size=n_boot).astype(float)
+    boot = np.array([stat(w) for w in draws])
+    lo, hi = np.quantile(boot, [0.025, 0.975])
+    return Interval(estimate, float(lo), float(hi), "test-row bootstrap 95%", rows)
+
+
+# ---------------------------------------------------------------- section IV: Beta model
+
+
+def lemma_parts(lemma: pd.DataFrame) -> dict[str, tuple[str, float]]:
+    """Lemma IV.1 per Beta law of Fig. 1: at the largest size, E[q_l] within
+    :data:`KN_LEMMA_MEAN_TOL` and Var[q_l] within :data:`KN_LEMMA_VAR_TOL` of their limits,
+    the distances not growing over the last :data:`KN_LEMMA_TAIL` sizes. Exact."""
+    out = {}
+    for (a, b), g in lemma.groupby(["beta_a", "beta_b"], sort=False):
+        g = g.sort_values("ell")
+        dm = (g["mean"] - g["mean_limit"]).abs().to_numpy()
+        dv = (g["var"] - g["var_limit"]).abs().to_numpy()
+        tail = slice(-KN_LEMMA_TAIL, None)
+        monotone = bool(np.all(np.diff(dm[tail]) <= 1e-12) and np.all(np.diff(dv[tail]) <= 1e-12))
+        ok = dm[-1] <= KN_LEMMA_MEAN_TOL and dv[-1] <= KN_LEMMA_VAR_TOL and monotone
+        out[f"Beta({a:g}, {b:g})"] = (REPRODUCED if ok else NOT_REPRODUCED, float(dm[-1]))
+    return out
+
+
+def _lemma_row(lemma: pd.DataFrame) -> dict:
+    parts = lemma_parts(lemma)
+    last = lemma.sort_values("ell").groupby(["beta_a", "beta_b"], sort=False).tail(1)
+    ours = "; ".join(
+        f"Beta({r.beta_a:g}, {r.beta_b:g}) at l = {r.ell}: E[q] {r.mean:.4f} (limit "
+        f"{r.mean_limit:g}), Var[q] {r.var:.5f} (limit {r.var_limit:.5f})"
+        for r in last.itertuples()
+    )
+    worst = max(d for _, d in parts.values())
+    return claim_row(
+        "knapsack.lemma_iv1",
+        "Fig. 1 laws",
+        ours=ours,
+        verdict=combine_parts([v for v, _ in parts.values()]),
+        interval=_exact(worst, "largest |E[q] - limit| at the largest size"),
+        n_repeats=1,
+    )
+
+
+def size_effect(sizes: pd.DataFrame, n: int) -> Interval:
+    """Mean log ratio of eq. (33)'s size to the mean size of random fills, per pool draw
+    (averaged over budgets), with its t interval over the draws of pool size n."""
+    s = sizes[sizes["n"] == n]
+    per_draw = np.log(s["ell_poisson"] / s["fill_mean"]).groupby(s["draw"]).mean()
+    return t_interval(per_draw)
+
+
+def _size_rows(sizes: pd.DataFrame) -> list[dict]:
+    rows = []
+    band = (0.0, math.log(KN_SLIGHT_FACTOR))
+    for n in sorted(sizes["n"].unique()):
+        iv = size_effect(sizes, n)
+        parts = [one_sided(iv, low=0.0), one_sided(iv, high=band[1])]
+        verdict = combine_parts(parts)
+        s = sizes[sizes["n"] == n]
+        ratio22 = float(np.exp(np.log(s["ell_poisson"] / s["ell_time_profile"]).mean()))
+        rows.append(
+            _row(
+                "knapsack.eq33_sizes",
+                f"synthetic n={n}",
+                ours=(
+                    f"eq. (33) size / mean fill size {math.exp(iv.estimate):.2f}x "
+                    f"[{math.exp(iv.low):.2f}, {math.exp(iv.high):.2f}] over {iv.n} pool "
+                    f"draws; eq. (33) / eq. (22) (time-profile mean) {ratio22:.2f}x"
+                ),
+                verdict=verdict,
+                interval=iv,
+                n=iv.n,
+                effect=iv,
+                band=band,
+                unit="pool draws",
+            )
+        )
+    return rows
+
+
+def _beta_fit_rows(fit: pd.DataFrame) -> list[dict]:
+    rows = []
+    if not len(fit):
+        return rows
+    rejected = holm(fit["cvm_pvalue"].tolist(), level=KN_GOF_LEVEL)
+    verdicts = []
+    for r, rej in zip(fit.itertuples(), rejected, strict=True):
+        verdict = NOT_REPRODUCED if rej else REPRODUCED
+        verdicts.append(verdict)
+        rows.append(
+            claim_row(
+                "knapsack.beta_fit",
+                r.pool,
+                ours=(
+                    f"Beta({r.a:.3g}, {r.b:.3g}) on {r.members} member accuracies "
+                    f"({r.distinct_accuracies} distinct): Cramér-von Mises p = "
+                    f"{r.cvm_pvalue:.3f} ({'rejected' if rej else 'not rejected'} by Holm at "
+                    f"{KN_GOF_LEVEL:g} over {len(fit)} pools), KS distance "
+                    f"{r.ks_distance:.3f}; a test on {r.members} values detects only a gross "
+                    "misfit"
+                ),
+                verdict=verdict,
+                interval=f"CvM p {r.cvm_pvalue:.3f} (parametric bootstrap, n = {r.members})",
+                n_repeats=int(r.members),
+            )
+        )
+    if len(verdicts) > 1:
+        rows.append(
+            claim_row(
+                "knapsack.beta_fit",
+                "all UCI pools",
+                ours=f"{sum(v == REPRODUCED for v in verdicts)} of {len(verdicts)} pools "
+                f"not rejected (Holm at {KN_GOF_LEVEL:g})",
+                verdict=combine_parts(verdicts),
+                interval=f"smallest CvM p {fit['cvm_pvalue'].min():.3f}",
+                n_repeats=len(verdicts),
+            )
+        )
+    return rows
+
+
+# ---------------------------------------------------------------- all claims
 
 
 def evaluate(
@@ -230,6 +708,12 @@ def evaluate(
     evaluations: int,
     stop_variants: Sequence[str],
     uci_pools: Sequence[str],
+    votes: Mapping[str, pd.DataFrame] | None = None,
+    lemma: pd.DataFrame | None = None,
+    greedy: pd.DataFrame | None = None,
+    sizes: pd.DataFrame | None = None,
+    beta_fit: pd.DataFrame | None = None,
+    seed: int = 0,
 ) -> list[dict]:
     """Claims rows of the knapsack paper (registry claims ``knapsack.*``).
 
@@ -238,20 +722,23 @@ def evaluate(
     worked, rates : DataFrame or None
         ``worked_example.csv`` and ``adversarial.csv`` (None or empty: rows left out).
     runs : mapping of str to DataFrame
-        Pool name -> its ``runs/<pool>.csv`` (every strategy x budget x seed x variant; rows
-        with a non-empty ``setting``, e.g. ``cost=flops``, are sensitivity runs). With more
-        than one pool, an ``all pools`` row pools their runs.
+        Pool name -> its ``runs/<pool>.csv`` (rows with a ``setting`` ``cost=<kind>`` are the
+        cost sensitivity runs, ``sa_init=<start>`` SA from another start).
     mc_sampler : str
-        Monte Carlo reading of the main verdict (``knapsack.mc_sampler``); the adversarial
-        table's other readings (and SA move sets after the first) are sensitivity settings.
+        Monte Carlo reading of the primary verdict (``knapsack.mc_sampler``).
     evaluations : int
-        N, the evaluations each adversarial search got (``knapsack.adversarial.evaluations``,
-        fixed in config before the run); the success rates are read there.
+        N, the evaluations each adversarial search got (``knapsack.adversarial.evaluations``).
     stop_variants : sequence of str
-        Stopped variants (``stop=tail@0.05``, ...): the first decides, the others are
-        sensitivity settings.
+        Stopped variants (``stop=left_tail@0.05``, ...): the first decides, the others are
+        the trade-off shown beside it and sensitivity settings.
     uci_pools : sequence of str
         Pools with held-out votes (the independence claim).
+    votes : mapping of str to DataFrame, optional
+        UCI pool -> its test votes (``pools/<pool>_votes.parquet``).
+    lemma, greedy, sizes, beta_fit : DataFrame, optional
+        ``lemma_iv1.csv``, ``greedy_worst_case.csv``, ``size_estimates.csv``, ``beta_fit.csv``.
+    seed : int
+        Seed of the test-row bootstrap (the config's master seed).
 
     Returns
     -------
@@ -261,34 +748,41 @@ def evaluate(
     rows = []
     if worked is not None and len(worked):
         rows.append(_worked(worked))
+    if greedy is not None and len(greedy):
+        rows += _greedy_rows(greedy)
     if rates is not None and len(rates):
         rows += _mc_vs_sa_rows(rates, mc_sampler, evaluations)
+    if lemma is not None and len(lemma):
+        rows.append(_lemma_row(lemma))
+    if sizes is not None and len(sizes):
+        rows += _size_rows(sizes)
+    if beta_fit is not None:
+        rows += _beta_fit_rows(beta_fit)
     main, others = (stop_variants[0], list(stop_variants[1:])) if stop_variants else (None, [])
-    pooled = {"all pools": pd.concat(runs.values(), ignore_index=True)} if len(runs) > 1 else {}
-    for pool, r in {**runs, **pooled}.items():
-        r = r.assign(setting=r["setting"].fillna("")) if "setting" in r else r.assign(setting="")
-        settings = {k: g for k, g in r.groupby("setting", sort=True) if k}
-        r = r[r["setting"] == ""]
-        rows += _search_rows(pool, r, main, others, settings)
-        if pool in uci_pools:
-            searched = r[(r["variant"] == NO_RULE) & r["strategy"].isin([SA, SS])]
-            diff = (searched["accuracy"] - searched["empirical_accuracy"]).dropna()
-            if len(diff):
-                iv = t_interval(diff)
-                band = (-INDEPENDENCE_TOL, INDEPENDENCE_TOL)
-                rows.append(
-                    claim_row(
-                        "knapsack.independence",
-                        pool,
-                        verdict=band_verdict(iv, *band),
-                        repeats_needed=repeats_needed(iv, *band, unit="runs"),
-                        effect=iv,
-                        band=band,
-                        interval=iv,
-                        n_repeats=iv.n,
-                        ours=f"model q - held-out vote accuracy {iv.estimate:+.4f}",
-                    )
-                )
+    rows += _search_rows(runs, main, others)
+    band = (-KN_INDEPENDENCE_MARGIN, KN_INDEPENDENCE_MARGIN)
+    for i, pool in enumerate(p for p in runs if p in uci_pools):
+        if votes is None or pool not in votes:
+            continue
+        r = runs[pool]
+        r = r[r["setting"].fillna("") == ""] if "setting" in r else r
+        iv = independence(r, votes[pool], seed=seed + i)
+        if iv is None:
+            continue
+        rows.append(
+            _row(
+                "knapsack.independence",
+                pool,
+                ours=f"model q (test-row member accuracies) - held-out vote accuracy "
+                f"{iv.estimate:+.4f} over {iv.n} test rows",
+                verdict=equivalence(iv, *band),
+                interval=iv,
+                n=iv.n,
+                effect=iv,
+                band=band,
+                unit="test rows",
+            )
+        )
     rows.append(
         untestable(
             "knapsack.kaggle",

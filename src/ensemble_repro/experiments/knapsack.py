@@ -7,15 +7,20 @@ The workflow scripts call these; figures are in :mod:`.knapsack_plots`. ``cfg`` 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..claims.margins import KN_LOSS_MARGIN, KN_SATURATED
 from ..knapsack import (
     STRATEGIES,
+    affordable_size,
     exhaustive,
+    fit_beta,
     greedy_forward,
     majority_vote_accuracy,
+    q_identical,
     q_moment_curve,
     stopping_rule,
 )
@@ -25,10 +30,11 @@ from .names import SYNTHETIC_PREFIX
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
 _TOL = 1e-12
 #: Cells whose optimum reaches this q (or holds the whole pool) are saturated: every search
-#: ties there, so they are flagged and left out of every average (issue 17).
-SATURATED = 0.999
-#: Accuracy a stopping rule may lose for its saving to count (issue 17).
-LOSS_TOL = 0.005
+#: ties there, so they are flagged and left out of every average (the claims' margin).
+SATURATED = KN_SATURATED
+#: Accuracy a stopping rule may lose for its saving to count in ``saved_within_loss`` (the
+#: stopping claim's non-inferiority margin).
+LOSS_TOL = KN_LOSS_MARGIN
 
 
 def settings(cfg: dict) -> dict:
@@ -49,6 +55,7 @@ def settings(cfg: dict) -> dict:
         "greedy_step",
         "exhaustive_max_n",
         "split",
+        "sa_init_check",
     )
     return {k: cfg[k] for k in keys}
 
@@ -117,6 +124,205 @@ def lemma_iv1_table() -> pd.DataFrame:
         [q_moment_curve(sizes, a, b).assign(beta_a=a, beta_b=b) for a, b in FIG1_BETAS],
         ignore_index=True,
     )
+
+
+#: Propositions II.1-4: pool families on which each greedy strategy's error approaches 1/2.
+#: ``crowd``: D1 = (1/2 + 2ε, cost T) and m members (1/2 + ε, cost T/(m + 1)); accuracy-keyed
+#: greedy keeps D1 (the most accurate member) alone, while the m-member crowd fits and its q
+#: tends to 1 as ε√m grows. ``adversarial``: section III's pool (:func:`adversarial_pool`);
+#: usefulness-keyed greedy takes the cheap members and never D1 = (1 − β, T). Each entry is
+#: (ε, m) or (β, ε, n).
+PROP_CROWD = ((0.05, 101), (0.02, 2001), (0.01, 40001), (0.005, 250001))
+PROP_ADVERSARIAL = ((0.2, 0.01, 10), (0.05, 0.005, 10), (0.01, 0.001, 10), (0.01, 0.001, 50))
+#: Largest crowd on which the accuracy-keyed greedy strategies are run by the library. On
+#: larger crowds their path is the same: forward compares sets of D1 and one or two crowd
+#: members whatever m; backward always removes a crowd member (that leaves a higher q than
+#: removing the more accurate D1, q being increasing in every member's accuracy), so both end
+#: at {D1}.
+PROP_LIBRARY_MAX = 101
+#: Random pools (p ~ U(1/2, 1), costs ~ U(0.1, 1), T = 1/3 of the total) searched for a greedy
+#: error above 1/2, and their size.
+PROP_RANDOM_POOLS, PROP_RANDOM_SIZE = 300, 9
+#: (proposition, strategy, key) of Propositions II.1-4.
+PROPOSITIONS = (
+    ("II.1", "greedy_forward", "accuracy"),
+    ("II.2", "greedy_backward", "accuracy"),
+    ("II.3", "greedy_forward", "usefulness"),
+    ("II.4", "greedy_backward", "usefulness"),
+)
+
+
+def _greedy(strategy, key, p, t, budget, cfg):
+    kw = {"key": key, "even": _even(cfg)}
+    if strategy == "greedy_forward":
+        kw["step"] = cfg["greedy_step"]
+    return STRATEGIES[strategy](p, t, budget, **kw)
+
+
+def greedy_worst_case(cfg: dict, seed: int) -> pd.DataFrame:
+    """Propositions II.1-4: greedy selection can miss the optimum by up to 1/2.
+
+    For each proposition's strategy (forward / backward, by accuracy / by usefulness eq. 4):
+    its error q* − q_greedy on a family of pools where the error approaches 1/2
+    (:data:`PROP_CROWD` for the accuracy keys, :data:`PROP_ADVERSARIAL` for usefulness), where
+    q* is the q of the best ensemble known (the exhaustive optimum on the adversarial pools, the
+    affordable crowd on the crowd pools: a lower bound on the error there); and its largest
+    error over :data:`PROP_RANDOM_POOLS` random pools with every p > 1/2 (exhaustive optimum),
+    a search for an error above the bound. Returns one row per strategy and pool.
+    """
+    rows = []
+    for prop, strategy, key in PROPOSITIONS:
+        if key == "accuracy":
+            for eps, m in PROP_CROWD:
+                p1, pc = 0.5 + 2 * eps, 0.5 + eps
+                crowd = float(q_identical(m - (1 - m % 2), pc))
+                if m > PROP_LIBRARY_MAX:
+                    q, size, how = p1, 1, "same path as the library run on smaller crowds"
+                else:
+                    p = np.array([p1] + [pc] * m)
+                    if strategy == "greedy_forward":  # the error holds without a time constraint
+                        t, budget = np.ones(m + 1), float(m + 1)
+                    else:
+                        t, budget = np.array([1.0] + [1.0 / (m + 1)] * m), 1.0
+                    res = _greedy(strategy, key, p, t, budget, cfg)
+                    q, size, how = res.accuracy, len(res.members), "library run"
+                rows.append(
+                    {
+                        "proposition": prop,
+                        "strategy": strategy,
+                        "key": key,
+                        "pool": f"crowd eps={eps:g} m={m}",
+                        "n": m + 1,
+                        "best_known": crowd,
+                        "greedy": q,
+                        "greedy_size": size,
+                        "error": crowd - q,
+                        "greedy_how": how,
+                    }
+                )
+        else:
+            for beta, eps, n in PROP_ADVERSARIAL:
+                p, t = adversarial_pool(n, beta, eps)
+                opt = exhaustive(p, t, 1.0).accuracy
+                res = _greedy(strategy, key, p, t, 1.0, cfg)
+                rows.append(
+                    {
+                        "proposition": prop,
+                        "strategy": strategy,
+                        "key": key,
+                        "pool": f"adversarial beta={beta:g} eps={eps:g} n={n}",
+                        "n": n,
+                        "best_known": opt,
+                        "greedy": res.accuracy,
+                        "greedy_size": len(res.members),
+                        "error": opt - res.accuracy,
+                        "greedy_how": "library run",
+                    }
+                )
+        rng = np.random.default_rng(seed)
+        worst = -np.inf
+        for _ in range(PROP_RANDOM_POOLS):
+            p = rng.uniform(0.5, 1.0, PROP_RANDOM_SIZE)
+            t = rng.uniform(0.1, 1.0, PROP_RANDOM_SIZE)
+            budget = float(t.sum() / 3)
+            opt = exhaustive(p, t, budget).accuracy
+            worst = max(worst, opt - _greedy(strategy, key, p, t, budget, cfg).accuracy)
+        rows.append(
+            {
+                "proposition": prop,
+                "strategy": strategy,
+                "key": key,
+                "pool": f"{PROP_RANDOM_POOLS} random pools, largest error",
+                "n": PROP_RANDOM_SIZE,
+                "best_known": np.nan,
+                "greedy": np.nan,
+                "greedy_size": np.nan,
+                "error": worst,
+                "greedy_how": "library run, exhaustive optimum",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+#: Random-order fills drawn per pool and budget to measure the size that fits (eq. 33 claim).
+SIZE_FILLS = 200
+
+
+def size_estimates(cfg: dict, seed: int) -> pd.DataFrame:
+    """Eq. (33) vs eq. (22): estimated ensemble sizes ℓ_T against the sizes that fit.
+
+    ``knapsack.size_draws`` synthetic pools per size of ``knapsack.synthetic.sizes`` (p ~
+    Beta(a, b), costs from the time profile λ = 1 − p, section IV-B: the setting of eq. 33),
+    at every budget multiple. Per pool and budget: ℓ_T by eq. (33) (``poisson``, the Poisson
+    upper 5% quantile, and ``poisson_normal``), by the time-profile mean (``time_profile``,
+    our reading of eq. 22) and the budget's ``affordable`` size, next to ``fill_mean``: the
+    mean size of :data:`SIZE_FILLS` random-order fills of the budget (members added in random
+    order while they fit, the sizes the searches build).
+    """
+    syn = cfg["synthetic"]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in syn["sizes"]:
+        for draw in range(cfg["size_draws"]):
+            p, t = synthetic_pool(
+                n, syn["beta_a"], syn["beta_b"], cost="time_profile", random_state=rng
+            )
+            a, b = fit_beta(p, cfg["beta_fit"])
+            for multiple in cfg["budget_multiples"]:
+                budget = cell_budget(t, multiple)
+                fills = []
+                for _ in range(SIZE_FILLS):
+                    c = np.cumsum(t[rng.permutation(n)])
+                    fills.append(int(np.searchsorted(c, budget * (1 + _TOL), side="right")))
+                row = {"n": n, "draw": draw, "budget_multiple": multiple}
+                row |= {
+                    f"ell_{m}": affordable_size(p, t, budget, a, b, m)
+                    for m in ("poisson", "poisson_normal", "time_profile", "affordable")
+                }
+                row["fill_mean"] = float(np.mean(fills))
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def beta_fit_table(pool_paths, seed: int, beta_fit: str) -> pd.DataFrame:
+    """Goodness of fit of a Beta law to each UCI pool's member accuracies (section IV-A).
+
+    Cramér-von Mises test with the Beta parameters fitted by maximum likelihood and a
+    parametric-bootstrap null (:func:`scipy.stats.goodness_of_fit`, 999 draws, seeded), and
+    the Kolmogorov-Smirnov distance; ``a``, ``b`` are the ``beta_fit`` fit the stopping rule
+    uses. Accuracies are clipped into (0, 1).
+    """
+    from scipy import stats
+
+    rows = []
+    for i, path in enumerate(pool_paths):
+        pool = pd.read_csv(path)
+        p = np.clip(pool["p"].to_numpy(float), 1e-6, 1 - 1e-6)
+        a, b = fit_beta(p, beta_fit)
+        res = stats.goodness_of_fit(
+            stats.beta,
+            p,
+            known_params={"loc": 0.0, "scale": 1.0},
+            statistic="cvm",
+            n_mc_samples=999,
+            random_state=np.random.default_rng(seed + i),
+        )
+        ks = stats.kstest(p, stats.beta(a, b).cdf).statistic
+        rows.append(
+            {
+                "pool": Path(path).stem,
+                "members": p.size,
+                "distinct_accuracies": int(np.unique(p).size),
+                "a": a,
+                "b": b,
+                "cvm_statistic": float(res.statistic),
+                "cvm_pvalue": float(res.pvalue),
+                "ks_distance": float(ks),
+            }
+        )
+    cols = ["pool", "members", "distinct_accuracies", "a", "b"]
+    cols += ["cvm_statistic", "cvm_pvalue", "ks_distance"]
+    return pd.DataFrame(rows, columns=cols)
 
 
 def rule_variants(cfg: dict) -> list[str]:
@@ -285,24 +491,27 @@ def cell_budget(t, multiple: float) -> float:
     return float(max(multiple * np.median(t), t.min()))
 
 
-def selection_cell(p, t, multiple: float, cfg: dict, seeds, correct=None):
+def selection_cell(
+    p, t, multiple: float, cfg: dict, seeds, correct=None, *, searches=SEARCHES, baselines=True
+):
     """All strategies on one pool and budget T = ``multiple`` × median cost (:func:`cell_budget`).
 
-    Searches run per seed without and with each stopping rule. Every row carries the
-    exhaustive optimum's q and size and whether the cell is ``saturated`` (optimum q >=
+    Searches (``searches``) run per seed without and with each stopping rule; ``baselines``:
+    the exhaustive optimum and the greedy strategies too. Every row carries the exhaustive
+    optimum's q and size and whether the cell is ``saturated`` (optimum q >=
     :data:`SATURATED`, or the optimum holds the whole pool): there every search ties, and the
     summaries leave such cells out. Returns (runs, traces): one row per run, and the
     best-so-far curve of every search run.
     """
     p, t = np.asarray(p, float), np.asarray(t, float)
     budget = cell_budget(t, multiple)
-    if p.size <= cfg["exhaustive_max_n"]:
+    if baselines and p.size <= cfg["exhaustive_max_n"]:
         ex, secs = _timed(exhaustive, p, t, budget)
         opt = ex.accuracy
         rows = [_run_row("exhaustive", "", ex, secs, opt, correct)]
     else:
         opt, rows = np.nan, []
-    for name in ("greedy_forward", "greedy_backward"):
+    for name in ("greedy_forward", "greedy_backward") if baselines else ():
         for key in ("accuracy", "usefulness"):
             kw = {"key": key, "even": _even(cfg)}
             if name == "greedy_forward":
@@ -312,7 +521,7 @@ def selection_cell(p, t, multiple: float, cfg: dict, seeds, correct=None):
     variants = rule_variants(cfg)
     rule_objs = {v: _rule_of(v, p, t, budget, cfg) for v in variants}
     traces = []
-    for name in SEARCHES:
+    for name in searches:
         for v in variants:
             for s in seeds:
                 res, secs = _timed(
@@ -340,7 +549,7 @@ def selection_cell(p, t, multiple: float, cfg: dict, seeds, correct=None):
                 )
     runs = pd.DataFrame(rows)
     runs.insert(0, "budget_multiple", multiple)
-    opt_size = len(ex.members) if np.isfinite(opt) else np.nan
+    opt_size = len(ex.members) if baselines and np.isfinite(opt) else np.nan
     runs["budget"], runs["optimum_size"] = budget, opt_size
     runs["saturated"] = bool(np.isfinite(opt) and (opt >= SATURATED or opt_size == p.size))
     for v, obj in rule_objs.items():
@@ -484,7 +693,9 @@ def select_pool(
 
     A UCI pool is also run with each cost kind of ``cost_sensitivity`` (without a rule and
     with the primary rule only); those rows have ``setting = cost=<kind>``, the main runs an
-    empty ``setting``. The traces are those of the main runs.
+    empty ``setting``. Every pool also runs SA from each start of ``sa_init_check`` (no rule,
+    the same seeds): ``setting = sa_init=<start>``, the check that SA is "independent of the
+    initial conditions". The traces are those of the main runs.
     """
     from ..logs import Progress
 
@@ -505,11 +716,22 @@ def select_pool(
         plans = [("", pool_costs(pool, cfg["cost"]), cfg)] + [
             (f"cost={kind}", pool_costs(pool, kind), primary) for kind in cfg["cost_sensitivity"]
         ]
+    main_t = plans[0][1]
+    sa_only = {"searches": ("simulated_annealing",), "baselines": False}
+    plans = [(s, t, c, {}) for s, t, c in plans] + [
+        (
+            f"sa_init={init}",
+            main_t,
+            {**cfg, "stop_rules": [], "sa": {**cfg["sa"], "init": init}},
+            sa_only,
+        )
+        for init in cfg["sa_init_check"]
+    ]
     progress = Progress(len(budgets) * len(plans), f"knapsack selection {pool_name}")
     runs, traces = [], []
-    for setting, t, plan_cfg in plans:
+    for setting, t, plan_cfg, only in plans:
         for b in budgets:
-            r, tr = selection_cell(p, t, b, plan_cfg, seeds, correct)
+            r, tr = selection_cell(p, t, b, plan_cfg, seeds, correct, **only)
             runs.append(r.assign(setting=setting))
             if not setting:
                 traces.append(tr)
@@ -551,9 +773,12 @@ def read_runs(paths) -> pd.DataFrame:
     return runs[runs["setting"] == ""].reset_index(drop=True)
 
 
-def summary_tables(runs: pd.DataFrame, pool_paths) -> dict[str, pd.DataFrame]:
+def summary_tables(
+    runs: pd.DataFrame, pool_paths, *, seed: int, beta_fit: str
+) -> dict[str, pd.DataFrame]:
     """The summary tables, keyed like :data:`~.names.KNAPSACK_TABLES` (which names their files
-    and titles): strategies, stopping savings, STOP levels, threshold check, cost model."""
+    and titles): strategies, stopping savings, STOP levels, threshold check, cost model and
+    the Beta fit of each UCI pool (:func:`beta_fit_table`, seeded by ``seed``)."""
     summary, savings = summarize(runs), stopping_savings(runs)
     return {
         "summary": summary,
@@ -561,6 +786,7 @@ def summary_tables(runs: pd.DataFrame, pool_paths) -> dict[str, pd.DataFrame]:
         "levels": stopping_levels(savings, summary),
         "rule_check": rule_diagnostics(runs),
         "costs": cost_model_check(pool_paths),
+        "beta_fit": beta_fit_table(pool_paths, seed, beta_fit),
     }
 
 

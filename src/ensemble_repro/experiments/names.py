@@ -120,6 +120,12 @@ def check_qwyc_methods(q: Mapping[str, Any], source: str = "the config file") ->
 # ---------------------------------------------------------------- knapsack (Hajdu et al. 2020)
 #: Pool names of the synthetic Beta pools: ``synthetic_n<size>``.
 SYNTHETIC_PREFIX = "synthetic_n"
+#: Measured training-time costs of each UCI pool, relative to the repository root: an input,
+#: committed, written only by the deliberate ``knapsack_costs`` target
+#: (:mod:`ensemble_repro.experiments.knapsack_costs`).
+KNAPSACK_COSTS = "config/knapsack_costs/{kn_data}.csv"
+#: Where the ``knapsack_costs`` target's measurements land before they are installed.
+KNAPSACK_MEASURED_COSTS = "results/knapsack/costs/{kn_data}.csv"
 #: Tables of the knapsack summary: name -> (file stem, Markdown title). Each is written as
 #: <stem>.csv (with a provenance sidecar) and <stem>.md.
 KNAPSACK_TABLES = {
@@ -131,6 +137,7 @@ KNAPSACK_TABLES = {
     ),
     "rule_check": ("stopping_rule_check", "Stopping threshold vs greedy start and optimum"),
     "costs": ("cost_model", "FLOP cost model vs measured training time"),
+    "beta_fit": ("beta_fit", "Beta law fitted to each UCI pool's member accuracies"),
 }
 
 
@@ -153,6 +160,7 @@ BENCHMARKS = {
     "qwyc_timing": "results/benchmarks/qwyc/timing/{qwyc_data}.tsv",
     "knapsack_examples": "results/benchmarks/knapsack/examples.tsv",
     "knapsack_pool": "results/benchmarks/knapsack/pool/{kn_data}.tsv",
+    "knapsack_measure_costs": "results/benchmarks/knapsack/costs/{kn_data}.tsv",
     "knapsack_select": "results/benchmarks/knapsack/select/{kn_pool}.tsv",
     "knapsack_summary": "results/benchmarks/knapsack/summary.tsv",
 }

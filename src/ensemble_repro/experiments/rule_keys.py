@@ -75,7 +75,8 @@ _QWYC_SWEEP = SEED + _QWYC_SWITCHES + _QWYC_GRIDS + ("qwyc.n_random_orders",)
 _QWYC_TIMING = ("qwyc.timing.runs", "qwyc.timing.target_differences")
 
 # ---------------------------------------------------------------- knapsack
-_KN_POOL = SEED + ("knapsack.split", "knapsack.pool_timing_repeats")
+_KN_POOL = SEED + ("knapsack.split",)
+_KN_COSTS = _KN_POOL + ("knapsack.pool_timing_repeats",)
 _KN_SEARCH = ("knapsack.majority", "knapsack.sa", "knapsack.stochastic_evaluate")
 _KN_SELECT = (
     SEED
@@ -96,6 +97,23 @@ _KN_SELECT = (
         "knapsack.tail_law",
         "knapsack.MAXSTEP",
         "knapsack.mc_sampler",
+        "knapsack.sa_init_check",
+    )
+)
+#: Section II-IV tables of knapsack_examples beyond the adversarial pool: Propositions II.1-4
+#: (greedy settings) and the eq. (22) / (33) size estimates (synthetic pools and budgets).
+_KN_EXAMPLES = (
+    SEED
+    + _KN_SEARCH
+    + (
+        "knapsack.adversarial",
+        "knapsack.greedy_step",
+        "knapsack.beta_fit",
+        "knapsack.budget_multiples",
+        "knapsack.size_draws",
+        "knapsack.synthetic.sizes",
+        "knapsack.synthetic.beta_a",
+        "knapsack.synthetic.beta_b",
     )
 )
 
@@ -142,14 +160,19 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
         ("qwyc.timing.target_differences",),
         ("qwyc.gbt.n_estimators", "qwyc.sensitivity"),
     ),
-    "knapsack_examples": SEED + _KN_SEARCH + ("knapsack.adversarial",),
+    "knapsack_examples": _KN_EXAMPLES,
     "knapsack_pool": _KN_POOL,
+    "knapsack_measure_costs": _KN_COSTS,
+    "knapsack_costs": (),
     "knapsack_select": _KN_SELECT,
-    "knapsack_summary": _union(_KN_POOL, _KN_SELECT, ("knapsack.adversarial.evaluations",)),
+    "knapsack_summary": _union(
+        _KN_POOL, _KN_SELECT, _KN_EXAMPLES, ("knapsack.adversarial.evaluations",)
+    ),
     # verdicts (ensemble_repro.claims): what the evaluators read beyond their input tables
     "jab_claims": ("jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
     "qwyc_claims": ("qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"),
     "knapsack_claims": (
+        "seed",
         "knapsack.datasets",
         "knapsack.mc_sampler",
         "knapsack.stop_rules",
