@@ -27,7 +27,6 @@ from ensemble_repro.claims import (
 )
 from ensemble_repro.claims import jab as jab_claims
 from ensemble_repro.claims import knapsack as knapsack_claims
-from ensemble_repro.claims import qwyc as qwyc_claims
 from ensemble_repro.claims.build import write_jab_claims, write_verdicts
 from ensemble_repro.claims.table import claims_frame
 from ensemble_repro.experiments.jab import JAB, JPLUS, JPLUS_ENSEMBLE
@@ -215,51 +214,6 @@ def test_jab_paper_page_is_generated_from_its_claims_rows(tmp_path):
     assert "quick scale" in text
     lowered = text.lower()
     assert not any(w in lowered for w in ("holds", "yes", "true", "not observed"))
-
-
-# ------------------------------------------------------------------ QWYC evaluator
-def _qwyc_points(n_splits: int, qwyc_models: float):
-    rows = []
-    for split in range(n_splits):
-        for method, models, diff in (
-            ("qwyc_joint", qwyc_models, 0.4),
-            ("qwyc_natural", 150.0, 0.4),
-        ):
-            rows.append(
-                {
-                    "split": split,
-                    "method": method,
-                    "test_mean_evaluated": models,
-                    "test_differences_pct": diff,
-                    "test_accuracy": 0.87,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def _qwyc_verdict(points):
-    rows = qwyc_claims.evaluate(
-        {"adult": points},
-        {},
-        {},
-        {},
-        datasets=["nomao_x", "adult"],
-        n_trees=500,
-        target_differences=[0.005],
-    )
-    return {(r["claim_id"], r["dataset"]): r for r in rows}
-
-
-def test_qwyc_one_split_is_never_reproduced_five_splits_can_be():
-    one = _qwyc_verdict(_qwyc_points(1, 100.0).drop(columns="split"))
-    assert one[("qwyc.fewer_models", "adult")]["verdict"] == PARTLY
-    five = _qwyc_verdict(_qwyc_points(5, 100.0))
-    assert five[("qwyc.fewer_models", "adult")]["verdict"] == REPRODUCED
-    assert five[("qwyc.beats_fixed_orders", "adult")]["verdict"] == REPRODUCED
-    slow = _qwyc_verdict(_qwyc_points(5, 300.0))  # 500 / 300 < 2x, and worse than natural
-    assert slow[("qwyc.fewer_models", "adult")]["verdict"] == NOT_REPRODUCED
-    assert slow[("qwyc.beats_fixed_orders", "adult")]["verdict"] == NOT_REPRODUCED
-    assert five[("qwyc.fewer_models", "nomao_x")]["verdict"] == NOT_TESTABLE
 
 
 # ------------------------------------------------------------------ knapsack evaluator
