@@ -1,86 +1,25 @@
-"""Claim registry, decision rules and verdict pages (issue 16)."""
-
-import math
+"""Claim registry, the QWYC and knapsack evaluators, claims tables and verdict pages."""
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from claims_fixtures import jab_tables
 
 from ensemble_repro.claims import (
     CLAIMS,
     COLUMNS,
+    INCONCLUSIVE,
     NOT_REPRODUCED,
     NOT_TESTABLE,
-    PARTLY,
     REPRODUCED,
     VERDICTS,
-    Interval,
-    band_verdict,
-    bootstrap_ratio,
     claims_of,
-    combine,
     read_claims,
     scale_of,
-    t_interval,
-    wilson,
 )
-from ensemble_repro.claims import jab as jab_claims
 from ensemble_repro.claims import knapsack as knapsack_claims
 from ensemble_repro.claims.build import write_jab_claims, write_verdicts
 from ensemble_repro.claims.table import claims_frame
-from ensemble_repro.experiments.jab import JAB, JPLUS, JPLUS_ENSEMBLE
-
-
-# ------------------------------------------------------------------ intervals and rules
-def test_t_interval_matches_scipy():
-    v = [0.88, 0.91, 0.93, 0.87, 0.9]
-    iv = t_interval(v)
-    lo, hi = stats.t.interval(0.95, len(v) - 1, loc=np.mean(v), scale=stats.sem(v))
-    assert (iv.low, iv.high, iv.n) == (pytest.approx(lo), pytest.approx(hi), 5)
-    assert t_interval([0.9]).low == -math.inf  # one repeat: no spread, no bounded interval
-
-
-def test_wilson_matches_textbook_values():
-    iv = wilson(0, 10)
-    assert iv.low == 0 and iv.high == pytest.approx(0.2775, abs=1e-4)
-    iv = wilson(1, 1)  # one split: cannot exclude a rate below one half
-    assert iv.low == pytest.approx(0.2065, abs=1e-4) and band_verdict(iv, low=0.5) == PARTLY
-    with pytest.raises(ValueError, match="successes=3, n=2"):
-        wilson(3, 2)
-
-
-def test_bootstrap_ratio_is_seeded_and_needs_enough_repeats():
-    rng = np.random.default_rng(0)
-    a, b = rng.uniform(1, 2, 10), rng.uniform(1, 2, 10)
-    assert bootstrap_ratio(a, b, seed=3) == bootstrap_ratio(a, b, seed=3)
-    iv = bootstrap_ratio(a, b, seed=3)
-    assert iv.low < a.mean() / b.mean() < iv.high
-    assert bootstrap_ratio(a[:2], b[:2], seed=3).high == math.inf
-    with pytest.raises(ValueError, match="denominator values must be positive"):
-        bootstrap_ratio([1.0] * 5, [1.0, 1.0, 0.0, 1.0, 1.0], seed=0)
-
-
-@pytest.mark.parametrize(
-    "low, high, verdict",
-    [
-        (0.86, 0.94, REPRODUCED),  # holds: inside the band
-        (0.70, 0.80, NOT_REPRODUCED),  # fails: wholly outside
-        (0.85, 0.95, REPRODUCED),  # on the edge of the tolerance: the band is closed
-        (0.849, 0.95, PARTLY),  # just over the edge: straddles the border
-    ],
-)
-def test_band_verdict_holds_fails_and_edge(low, high, verdict):
-    assert band_verdict(Interval(0.9, low, high, "t", 10), 0.85, 0.95) == verdict
-
-
-def test_combine_cells():
-    assert combine([REPRODUCED, REPRODUCED]) == REPRODUCED
-    assert combine([NOT_REPRODUCED, NOT_TESTABLE]) == NOT_REPRODUCED
-    assert combine([REPRODUCED, NOT_REPRODUCED]) == PARTLY
-    assert combine([NOT_TESTABLE]) == NOT_TESTABLE
-    with pytest.raises(ValueError, match="'holds'"):
-        combine(["holds"])
 
 
 def test_registry_has_three_claims_per_paper_with_rules_and_quotes():
@@ -90,130 +29,6 @@ def test_registry_has_three_claims_per_paper_with_rules_and_quotes():
         assert all(c.quote and c.rule and c.item for c in claims)
     assert scale_of(["config/config.yaml"]) == "paper"
     assert scale_of(["config/config.yaml", "config/smoke.yaml"]) == "smoke"
-
-
-# ------------------------------------------------------------------ J+aB evaluator
-def _jab_tables(coverage_sd: float, centre: float = 0.9, trials: int = 10):
-    """main / jplus tables of one data set: coverage ~ centre (spread coverage_sd) for every
-    method, J+aB widths 0.8x J+non-ensemble for RF and equal for ridge."""
-    rng = np.random.default_rng(1)
-    rows = []
-    for learner in ("ridge", "rf"):
-        for t in range(trials):
-            base = 1.0 + 0.05 * rng.standard_normal()
-            for agg in ("mean", "median"):
-                for method, w in (
-                    (JAB, 0.8 if learner == "rf" else 1.0),
-                    (JPLUS_ENSEMBLE, 0.8 if learner == "rf" else 1.0),
-                ):
-                    rows.append(
-                        {
-                            "dataset": "communities",
-                            "learner": learner,
-                            "m_ratio": 0.6,
-                            "trial": t,
-                            "aggregation": agg,
-                            "method": method,
-                            "total_seconds": 1.0 + t,
-                            "coverage": centre + coverage_sd * rng.standard_normal(),
-                            "mean_width": w * base * (1 + 0.01 * rng.standard_normal()),
-                        }
-                    )
-    main = pd.DataFrame(rows)
-    jplus = main[(main.method == JAB) & (main.aggregation == "mean")].assign(
-        method=JPLUS, aggregation="none", m_ratio=np.nan
-    )
-    jplus["mean_width"] = jplus["mean_width"] / np.where(jplus["learner"] == "rf", 0.8, 1.0)
-    return main, jplus
-
-
-def _jab_rows(main, jplus, without_replacement=None):
-    rows = jab_claims.evaluate(
-        main,
-        jplus,
-        pd.DataFrame(),
-        pd.DataFrame() if without_replacement is None else without_replacement,
-        alpha=0.1,
-        datasets=["meps", "communities"],
-        missing=["meps"],
-        aggregations=["mean", "median"],
-        timing_m_ratio=0.6,
-        seed=0,
-    )
-    return {(r["claim_id"], r["dataset"]): r for r in rows}
-
-
-def test_jab_coverage_claim_holds_fails_and_meps_is_untestable():
-    holds = _jab_rows(*_jab_tables(0.01))
-    assert holds[("jab.coverage", "communities")]["verdict"] == REPRODUCED
-    assert holds[("jab.coverage", "communities")]["n_repeats"] == 10
-    assert holds[("jab.coverage", "communities")]["robust_to"] == (
-        "1 of 1 (median); not testable under: sampling without replacement"
-    )
-    fails = _jab_rows(*_jab_tables(0.01, centre=0.7))
-    assert fails[("jab.coverage", "communities")]["verdict"] == NOT_REPRODUCED
-    edge = _jab_rows(*_jab_tables(0.01, centre=0.95))  # mean on the band's edge: straddles
-    assert edge[("jab.coverage", "communities")]["verdict"] == PARTLY
-    meps = holds[("jab.coverage", "meps")]
-    assert meps["verdict"] == NOT_TESTABLE and "AHRQ" in meps["reason"]
-
-
-def test_jab_bagging_claim_rf_narrower_ridge_not():
-    rows = _jab_rows(*_jab_tables(0.01))
-    assert rows[("jab.bagging_helps_rf", "communities")]["verdict"] == REPRODUCED
-    assert rows[("jab.width_no_winner", "communities")]["verdict"] == REPRODUCED  # equal widths
-    assert rows[("jab.fixed_vs_random_b", "communities")]["verdict"] == NOT_TESTABLE
-
-
-def test_jab_robust_to_names_the_setting_that_flips_the_verdict():
-    main, jplus = _jab_tables(0.01)
-    same, _ = _jab_tables(0.01)  # subsampling that keeps coverage at 0.9
-    low, _ = _jab_tables(0.01, centre=0.7)  # subsampling that loses coverage
-    stays = _jab_rows(main, jplus, same)[("jab.coverage", "communities")]
-    assert stays["robust_to"] == "2 of 2 (median, sampling without replacement)"
-    flips = _jab_rows(main, jplus, low)
-    assert flips[("jab.coverage", "communities")]["verdict"] == REPRODUCED
-    assert flips[("jab.coverage", "communities")]["robust_to"] == (
-        "1 of 2 (flips under: sampling without replacement)"
-    )
-    # the widths of that subsampling run keep the width claim's verdict: flips are per claim
-    assert flips[("jab.width_no_winner", "communities")]["robust_to"] == (
-        "2 of 2 (median, sampling without replacement)"
-    )
-
-
-def test_jab_paper_page_is_generated_from_its_claims_rows(tmp_path):
-    main, jplus = _jab_tables(0.01)
-    paths = {}
-    for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame()), ("wor", main)):
-        paths[name] = tmp_path / f"{name}.csv"
-        df.to_csv(paths[name], index=False)
-    page = tmp_path / "jab" / "paper_vs_ours.md"
-    write_jab_claims(
-        *paths.values(),
-        tmp_path / "jab" / "claims.csv",
-        jab_cfg={
-            "alpha": 0.1,
-            "datasets": ["communities"],
-            "aggregations": ["mean", "median"],
-            "timing_m_ratio": 0.6,
-        },
-        seed=0,
-        missing=[],
-        config_files=["config/quick.yaml"],
-        page=page,
-    )
-    claims = read_claims(tmp_path / "jab" / "claims.csv")
-    text = page.read_text()
-    assert text.startswith("# Jackknife+-after-bootstrap")
-    headings = [line for line in text.splitlines() if line.startswith("### ")]
-    assert len(headings) == len(claims)
-    for r, h in zip(claims.itertuples(), headings, strict=True):  # verdict words: the rows'
-        assert h == f"### {r.claim_id} ({r.dataset}): {r.verdict}"
-    assert f"- **Robust to**: {claims['robust_to'].iloc[0]}" in text
-    assert "quick scale" in text
-    lowered = text.lower()
-    assert not any(w in lowered for w in ("holds", "yes", "true", "not observed"))
 
 
 # ------------------------------------------------------------------ knapsack evaluator
@@ -249,7 +64,7 @@ def test_knapsack_mc_vs_sa_uses_wilson_intervals_over_seeds():
 
     assert verdict(0.95, 0.10)[0] == REPRODUCED
     assert verdict(0.5, 1.0)[0] == NOT_REPRODUCED
-    assert verdict(0.95, 0.75)[0] == PARTLY
+    assert verdict(0.95, 0.75)[0] == INCONCLUSIVE
 
 
 def test_knapsack_mc_vs_sa_reads_the_evaluation_budget_n_from_config():
@@ -266,7 +81,7 @@ def test_knapsack_mc_vs_sa_reads_the_evaluation_budget_n_from_config():
         uci_pools=[],
     )
     row = next(r for r in rows if r["claim_id"] == "knapsack.mc_vs_sa")
-    assert row["verdict"] == PARTLY and row["ours"].startswith("N = 300 evaluations")
+    assert row["verdict"] == INCONCLUSIVE and row["ours"].startswith("N = 300 evaluations")
     with pytest.raises(ValueError, match=r"no success rates at N = 1000 .*adversarial.evaluations"):
         knapsack_claims.mc_vs_sa(rates, 10, "uniform_subset", "swap", 1000)
 
@@ -337,7 +152,7 @@ def _old_paper_file(tmp_path, paper, claim_id, scale, date):
 
 def test_running_one_paper_keeps_the_others_verdicts(tmp_path):
     qwyc = _old_paper_file(tmp_path, "qwyc", "qwyc.fewer_models", "quick", "2026-11-20")
-    main, jplus = _jab_tables(0.01)
+    main, jplus = jab_tables()
     for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame()), ("wor", main)):
         df.to_csv(tmp_path / f"{name}.csv", index=False)
     jab = tmp_path / "jab" / "claims.csv"
@@ -353,7 +168,6 @@ def test_running_one_paper_keeps_the_others_verdicts(tmp_path):
             "aggregations": ["mean"],
             "timing_m_ratio": 0.6,
         },
-        seed=0,
         missing=[],
         config_files=["config/smoke.yaml"],
     )

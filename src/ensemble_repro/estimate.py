@@ -365,10 +365,15 @@ def _report_tables(config: dict, available: list[str]) -> list[str]:
 
 
 def _verdict_jobs(config, available, light, finals, out):
-    """One claims job per paper switched on (ensemble_repro.claims) and the HTML renderings
-    of the result tables; the verdict pages gather them."""
+    """One claims job and one forest plot per paper switched on (ensemble_repro.claims) and
+    the HTML renderings of the result tables; the verdict pages gather them."""
     claims = [
         Job(f"{p}_claims", "", p, light, needs=tuple(f for f in finals if f.startswith(p)))
+        for p in PAPERS
+        if config["experiments"][p]
+    ]
+    forests = [
+        Job("verdict_forest", p, "report", light, needs=(f"{p}_claims",))
         for p in PAPERS
         if config["experiments"][p]
     ]
@@ -376,8 +381,8 @@ def _verdict_jobs(config, available, light, finals, out):
         Job("table_html", t, "report", light, needs=tuple(finals))
         for t in _report_tables(config, available)
     ]
-    out += claims + html
-    return finals + [j.name for j in claims + html]
+    out += claims + forests + html
+    return finals + [j.name for j in claims + forests + html]
 
 
 def _jab_jobs(jab, available, units, start, light, out):

@@ -1,4 +1,4 @@
-# Claims stage (issue 16): each paper's claims judged from its result tables
+# Claims stage: each paper's claims judged from its result tables
 # (results/<paper>/claims.csv, registry and rules in ensemble_repro.claims), then merged by
 # report.smk's paper_vs_ours rule into results/claims.csv and the verdict pages. A paper switched
 # off keeps its earlier claims file, whose rows carry the scale and date they were made at.
@@ -14,6 +14,7 @@ from ensemble_repro.claims import (
     paper_claims_csv,
 )
 from ensemble_repro.claims.captions import jab_figure_caption, jab_figure_labels  # jab.smk
+from ensemble_repro.claims.forest import FOREST_FIGURE
 
 # Config files of this run: claims rows say at which scale (smoke / quick / paper) they were made.
 # relative to the working directory, so the verdicts' scale (and the rerun trigger of the rules
@@ -104,6 +105,38 @@ rule knapsack_claims:
         config_files=CONFIG_FILES,
     script:
         "../scripts/claims_knapsack.py"
+
+
+rule verdict_forest:
+    """Forest plot of one paper's verdicts: each claim's effect and interval against its margin."""
+    input:
+        lambda wc: paper_claims_csv(wc.paper),
+    output:
+        pdf=FOREST_FIGURE.replace("{ext}", "pdf"),
+        png=report(
+            FOREST_FIGURE.replace("{ext}", "png"),
+            caption="../report/verdict_forest.rst",
+            category="Overview",
+            labels=lambda wc: {"page": f"forest plot: {wc.paper}"},
+        ),
+    log:
+        "results/logs/claims/forest_{paper}.log",
+    wildcard_constraints:
+        paper=regex_choice(list(PAPERS)),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/verdict_forest.py"
+
+
+# forest plots of the papers run (the verdict pages embed them)
+forest_targets = lambda: [
+    FOREST_FIGURE.format(paper=p, ext="png") for p in PAPERS if experiment_on(p)
+]
 
 
 # Result tables shown as rendered HTML inside the Snakemake report (a CSV would only download).

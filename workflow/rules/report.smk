@@ -5,10 +5,12 @@
 
 
 rule paper_vs_ours:
-    """Every paper's claims merged into results/claims.csv and the verdict pages (issue 16);
-    papers switched off keep their earlier claims file (rows marked with scale and date)."""
+    """Every paper's claims merged into results/claims.csv and the verdict pages (with the
+    forest plots of the papers run); papers switched off keep their earlier claims file (rows
+    marked with scale and date)."""
     input:
-        [paper_claims_csv(p) for p in PAPERS if experiment_on(p)],
+        claims=[paper_claims_csv(p) for p in PAPERS if experiment_on(p)],
+        forests=forest_targets(),
     output:
         claims=CLAIMS_CSV,
         md=VERDICT_MD,

@@ -15,7 +15,6 @@ write_jab_claims(
     snakemake.input.wor,
     snakemake.output.claims,
     jab_cfg=p.cfg["jab"],
-    seed=p.cfg["seed"],
     missing=p.missing,
     config_files=p.config_files,
     page=snakemake.output.page,

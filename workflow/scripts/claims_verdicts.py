@@ -7,4 +7,6 @@ setup_logging(snakemake.log[0])
 from ensemble_repro.claims.build import write_verdicts  # noqa: E402
 
 o = snakemake.output
-write_verdicts(snakemake.params.paper_files, o.claims, o.md, o.html, o.rst)
+write_verdicts(
+    snakemake.params.paper_files, o.claims, o.md, o.html, o.rst, forests=snakemake.input.forests
+)

@@ -1,9 +1,10 @@
-"""Claim registry and verdicts of the three papers (issue 16).
+"""Claim registry and verdicts of the three papers.
 
-``registry`` lists every claim checked (paper item, quote, metric, rule, inputs); ``rules``
-holds the decision rules and intervals; ``jab`` / ``qwyc`` / ``knapsack`` evaluate each
-paper's claims from its result tables; ``table`` and ``render`` write ``results/claims.csv``
-and the verdict pages; ``build`` is what the workflow rules call.
+``registry`` lists every claim checked (paper item, quote, metric, rule, inputs);
+``margins`` every margin the rules decide with; ``rules`` the decision rules and intervals;
+``jab`` / ``qwyc`` / ``knapsack`` evaluate each paper's claims from its result tables;
+``table`` and ``render`` write ``results/claims.csv`` and the verdict pages; ``build`` is what
+the workflow rules call.
 """
 
 from .registry import (
@@ -22,6 +23,7 @@ from .registry import (
     scale_of,
 )
 from .rules import (
+    INCONCLUSIVE,
     NOT_REPRODUCED,
     NOT_TESTABLE,
     PARTLY,
@@ -29,8 +31,11 @@ from .rules import (
     VERDICTS,
     Interval,
     band_verdict,
-    bootstrap_ratio,
-    combine,
+    combine_parts,
+    equivalence,
+    one_sided,
+    paired_log_ratio,
+    repeats_needed,
     robust_across,
     robust_to,
     t_interval,
@@ -42,6 +47,7 @@ __all__ = [
     "CLAIMS",
     "CLAIMS_CSV",
     "COLUMNS",
+    "INCONCLUSIVE",
     "NOT_REPRODUCED",
     "NOT_TESTABLE",
     "PAPERS",
@@ -56,12 +62,15 @@ __all__ = [
     "Claim",
     "Interval",
     "band_verdict",
-    "bootstrap_ratio",
     "claims_of",
-    "combine",
+    "combine_parts",
+    "equivalence",
     "merge_claims",
+    "one_sided",
+    "paired_log_ratio",
     "paper_claims_csv",
     "read_claims",
+    "repeats_needed",
     "robust_across",
     "robust_to",
     "run_independent",

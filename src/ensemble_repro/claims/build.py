@@ -56,7 +56,6 @@ def write_jab_claims(
     out: PathLike,
     *,
     jab_cfg: Mapping,
-    seed: int,
     missing: Sequence[str],
     config_files: Iterable[str],
     page: PathLike | None = None,
@@ -73,7 +72,6 @@ def write_jab_claims(
         missing=missing,
         aggregations=jab_cfg["aggregations"],
         timing_m_ratio=jab_cfg["timing_m_ratio"],
-        seed=seed,
     )
     _write(rows, out, config_files, page)
 
@@ -147,15 +145,23 @@ def write_verdicts(
     md: PathLike,
     html: PathLike,
     rst: PathLike,
+    forests: Sequence[PathLike] = (),
 ) -> pd.DataFrame:
     """``results/claims.csv`` and the verdict pages from the papers' claims files that exist
     (papers switched off in this run keep their earlier rows, marked with scale and date),
-    and the summary ``rst`` the report's front page includes."""
+    and the summary ``rst`` the report's front page includes. ``forests``: the papers' forest
+    plots (PNG, :data:`forest.FOREST_FIGURE`), linked from the Markdown page and embedded in
+    the HTML one."""
     from ..io import write_csv, write_text
 
     df = merge_claims(paper_files)
+    by_paper = {Path(f).stem.removeprefix("forest_"): Path(f) for f in forests}
     write_csv(df, claims_csv)
-    write_text(md, verdict_markdown(df))
-    write_text(html, verdict_html(df))
+    md_dir = Path(md).parent
+    write_text(
+        md,
+        verdict_markdown(df, forests={p: os.path.relpath(f, md_dir) for p, f in by_paper.items()}),
+    )
+    write_text(html, verdict_html(df, forests=by_paper))
     write_text(rst, summary_rst(df))
     return df

@@ -1,162 +1,335 @@
-"""Verdicts on the J+aB claims (Kim, Xu & Barber 2020) from results/jab/*.csv."""
+"""Verdicts on the J+aB claims (Kim, Xu & Barber 2020) from results/jab/*.csv.
+
+The unit of replication is the trial (one training-test split, Section 5). A claim about
+several cells (learner x method x m/n) is tested as one effect: within each trial the cells'
+statistics are averaged (log ratios for widths and times), and the per-trial means get a t
+interval. Each cell is also tested alone, with a Holm correction, to find mixed findings.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from ..experiments.jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE
 from ..experiments.jab_report import expand_jplus
+from . import margins as mg
 from .rules import (
+    INCONCLUSIVE,
     NOT_REPRODUCED,
-    PARTLY,
     REPRODUCED,
+    Interval,
     band_verdict,
-    bootstrap_ratio,
-    combine,
+    combine_parts,
+    holm,
+    p_inside,
+    p_outside,
+    paired_log_ratio,
+    random_effects,
+    repeats_needed,
     robust_across,
     t_interval,
-    tally,
+    with_cells,
 )
 from .table import claim_row, untestable
 
-#: Coverage tolerance around 1 - alpha (jab.coverage).
-COVERAGE_TOL = 0.05
-#: Width ratios treated as equal (jab.width_no_winner) and the fixed-vs-random bands.
-EQUAL_WIDTH = (0.9, 1.1)
-FVR_COVERAGE_TOL = 0.02
-FVR_WIDTH = (0.95, 1.05)
-RIDGE_NOT_NARROWER = 0.95
 #: Name of the sampling sensitivity setting in ``robust_to``: resamples drawn without
 #: replacement (subsampling; Algorithms 1-2 and Section 2.2 allow either, the experiments
 #: bootstrap).
 SAMPLING_SETTING = "sampling without replacement"
+#: Name of the clock sensitivity setting of the wall-clock claim.
+CPU_SETTING = "cpu seconds"
+#: The row of a claim judged over every data set at once.
+ALL_DATASETS = "all data sets"
+INF = math.inf
 
 
-def _paired(df: pd.DataFrame, a: str, b: str, col: str) -> tuple[np.ndarray, np.ndarray]:
-    """Per-trial values of methods ``a`` and ``b`` (trials both have)."""
-    wide = df.pivot_table(index="trial", columns="method", values=col, aggfunc="mean")
-    wide = wide[[a, b]].dropna()
-    return wide[a].to_numpy(), wide[b].to_numpy()
+@dataclass(frozen=True)
+class Part:
+    """One tested effect of a claim: its interval, the band it must lie in, its verdict."""
+
+    name: str
+    effect: Interval
+    band: tuple[float, float]
+    verdict: str
+    repeats: str = ""
 
 
-def _cells(df: pd.DataFrame) -> list[tuple[tuple, pd.DataFrame]]:
-    return [(k, g) for k, g in df.groupby(["learner", "m_ratio"], sort=True)]
+@dataclass(frozen=True)
+class Outcome:
+    """A claim judged on one data set's rows."""
+
+    verdict: str
+    ours: str
+    parts: tuple[Part, ...]
+    shown: Part
+
+    @property
+    def repeats(self) -> str:
+        """The repeats that would decide the undecided parts."""
+        undecided = [p for p in self.parts if p.verdict == INCONCLUSIVE]
+        if len(undecided) == 1 and len(self.parts) == 1:
+            return undecided[0].repeats
+        return "; ".join(f"{p.name}: {p.repeats}" for p in undecided)
 
 
-def _label(key: tuple) -> str:
-    return key[0] if pd.isna(key[1]) else f"{key[0]} m/n={key[1]:g}"
-
-
-def _coverage(rows: pd.DataFrame, alpha: float, seed: int) -> tuple[str, str, str, int]:
-    target = 1 - alpha
-    verdicts, worst, n = [], None, 0
-    for key, g in rows.groupby(["learner", "m_ratio", "method"], sort=True, dropna=False):
-        iv = t_interval(g["coverage"])
-        v = band_verdict(iv, target - COVERAGE_TOL, target + COVERAGE_TOL)
-        verdicts.append(v)
-        n = max(n, iv.n)
-        dist = abs(iv.estimate - target)
-        if worst is None or dist > worst[0]:
-            worst = (dist, f"{key[2]}, {_label(key)}", iv)
-    ours = (
-        f"mean coverage within {target:g} +- {COVERAGE_TOL}: {tally(verdicts)} cells; "
-        f"furthest: {worst[1]} {worst[2].estimate:.3f}"
+def _label(key) -> str:
+    key = key if isinstance(key, tuple) else (key,)
+    return ", ".join(
+        f"m/n={k:g}" if isinstance(k, float) else str(k) for k in key if not pd.isna(k)
     )
-    return combine(verdicts), ours, worst[2].text(), n
 
 
-def _ratio_cells(df: pd.DataFrame, num: str, den: str, col: str, seed: int):
-    out = []
-    for key, g in _cells(df):
-        if not {num, den} <= set(g["method"]):
-            continue
-        a, b = _paired(g, num, den, col)
-        if len(a):
-            out.append((key, bootstrap_ratio(a, b, seed=seed)))
-    return out
+def _part(name: str, effect: Interval, band: tuple[float, float]) -> Part:
+    verdict = band_verdict(effect, *band)
+    return Part(name, effect, band, verdict, repeats_needed(effect, *band, unit="trials"))
 
 
-def _width_no_winner(rows: pd.DataFrame, seed: int) -> tuple[str, str, str, int]:
-    cells = _ratio_cells(rows, JAB, JPLUS_ENSEMBLE, "mean_width", seed)
-    narrower = [k for k, iv in cells if iv.high < 1]
-    wider = [k for k, iv in cells if iv.low > 1]
-    equal = all(band_verdict(iv, *EQUAL_WIDTH) == REPRODUCED for _, iv in cells)
-    if cells and (len(narrower) == len(cells) or len(wider) == len(cells)):
+def _per_trial(df: pd.DataFrame, cells: list[str], col: str, num: str = "", den: str = ""):
+    """Trials x cells table (complete trials only) of ``col``: its mean per cell, or with
+    ``num``/``den`` methods the log ratio ``log(num / den)`` (``den`` prefixed with ``-``:
+    the difference ``num - den``)."""
+    if df.empty:
+        return pd.DataFrame()
+    cell = [_label(k) for k in zip(*(df[c] for c in cells), strict=True)]
+    d = df.assign(cell=cell)
+    if not num:
+        series = d.groupby(["cell", "trial"])[col].mean()
+    else:
+        wide = d.groupby(["cell", "trial", "method"])[col].mean().unstack("method")
+        other = den.removeprefix("-")
+        if num not in wide or other not in wide:
+            return pd.DataFrame()
+        series = wide[num] - wide[other] if den.startswith("-") else np.log(wide[num] / wide[other])
+    return series.unstack("cell").dropna()
+
+
+def _pooled(table: pd.DataFrame, band: tuple[float, float], name: str, log: bool) -> tuple:
+    """The pooled part of a trials x cells table and the cells decisively on either side."""
+    per_trial = table.mean(axis=1)
+    iv = t_interval(per_trial)
+    lo, hi = band
+    if log:
+        iv = Interval(
+            math.exp(iv.estimate),
+            math.exp(iv.low),
+            math.exp(iv.high),
+            "paired t on pooled log ratios 95%",
+            iv.n,
+            log=True,
+        )
+        lo = math.log(band[0]) if band[0] > 0 else -INF
+        hi = math.log(band[1]) if math.isfinite(band[1]) else INF
+    part = _part(name, iv, band)
+    wrong = {k: p_outside(table[k], lo, hi) for k in table}
+    right = {k: p_inside(table[k], lo, hi) for k in table}
+    return part, wrong, right
+
+
+def _cell_interval(values: pd.Series, log: bool) -> Interval:
+    if not log:
+        return t_interval(values)
+    return paired_log_ratio(np.exp(values.to_numpy()), np.ones(len(values)))
+
+
+def _outcome(
+    table: pd.DataFrame, band: tuple[float, float], name: str, log: bool, what: str
+) -> Outcome | None:
+    """One-part claim on a trials x cells table: the pooled verdict, made ``partly`` by
+    decisive contrary cells (:func:`rules.with_cells`)."""
+    if table.empty:
+        return None
+    part, wrong, right = _pooled(table, band, name, log)
+    verdict, bad, good = with_cells(part.verdict, wrong, right)
+    cells = {k: _cell_interval(table[k], log).estimate for k in table}
+    lo = min(cells, key=cells.get)
+    hi = max(cells, key=cells.get)
+    ours = (
+        f"{what} {part.effect.estimate:.3f} pooled over {table.shape[1]} cells "
+        f"(cells {cells[lo]:.3f} at {lo} to {cells[hi]:.3f} at {hi})"
+    )
+    if bad:
+        ours += f"; decisively outside [{band[0]:g}, {band[1]:g}]: {', '.join(bad)}"
+    return Outcome(verdict, ours, (part,), part)
+
+
+def _coverage(rows: pd.DataFrame, alpha: float) -> Outcome | None:
+    band = (1 - alpha - mg.COVERAGE_MARGIN, INF)
+    table = _per_trial(rows, ["learner", "method", "m_ratio"], "coverage")
+    out = _outcome(table, band, "coverage", False, "mean coverage")
+    if out is None:
+        return None
+    over = out.shown.effect.estimate - (1 - alpha)
+    note = f"; {over:+.3f} against 1 - alpha = {1 - alpha:g} (above: conservative, still valid)"
+    return Outcome(out.verdict, out.ours + note, out.parts, out.shown)
+
+
+def _theorem1(rows: pd.DataFrame, alpha: float) -> Outcome | None:
+    bound = 1 - mg.THEOREM1_FACTOR * alpha
+    table = _per_trial(rows[rows["method"] == JAB], ["learner", "m_ratio"], "coverage")
+    if table.empty:
+        return None
+    parts = [_part(k, t_interval(table[k]), (bound, INF)) for k in table]
+    below = [
+        p.name
+        for p, r in zip(parts, holm([p_outside(table[k], bound) for k in table]), strict=True)
+        if r
+    ]
+    if below:
         verdict = NOT_REPRODUCED
-    elif (narrower and wider) or equal:
+    elif all(p.verdict == REPRODUCED for p in parts):
         verdict = REPRODUCED
     else:
-        verdict = PARTLY
-    lo = min(cells, key=lambda c: c[1].estimate)
-    hi = max(cells, key=lambda c: c[1].estimate)
+        verdict = INCONCLUSIVE
+    worst = min(parts, key=lambda p: p.effect.estimate)
     ours = (
-        f"J+aB / J+ensemble width: J+aB narrower in {len(narrower)}, wider in {len(wider)}, "
-        f"undecided in {len(cells) - len(narrower) - len(wider)} of {len(cells)} cells; "
-        f"ratios {lo[1].estimate:.3f} ({_label(lo[0])}) to {hi[1].estimate:.3f} "
-        f"({_label(hi[0])})"
+        f"J+aB coverage >= {bound:g} in every cell: least covered {worst.name} "
+        f"{worst.effect.estimate:.3f}; {sum(p.verdict == REPRODUCED for p in parts)} of "
+        f"{len(parts)} cells decided above the bound"
+        + (f"; decisively below it: {', '.join(below)}" if below else "")
     )
-    return verdict, ours, f"{lo[1].text()} .. {hi[1].text()}", lo[1].n
+    if verdict == INCONCLUSIVE:  # the undecided cell nearest the bound decides last
+        worst = min((p for p in parts if p.verdict == INCONCLUSIVE), key=lambda p: p.effect.low)
+    return Outcome(verdict, ours, (worst,), worst)
 
 
-def _bagging_helps(rows: pd.DataFrame, seed: int) -> tuple[str, str, str, int]:
-    verdicts, parts, ivs = [], [], []
-    for key, iv in _ratio_cells(rows, JAB, JPLUS, "mean_width", seed):
-        if key[0] == "rf":
-            verdicts.append(band_verdict(iv, high=1.0))
-        elif key[0] == "ridge":
-            verdicts.append(band_verdict(iv, low=RIDGE_NOT_NARROWER))
-        else:
-            continue
-        parts.append(f"{_label(key)} {iv.estimate:.3f}")
-        ivs.append(iv)
-    if not verdicts:
-        return "", "", "", 0
-    ours = f"J+aB / J+non-ensemble width: {'; '.join(parts)} ({tally(verdicts)} cells)"
-    return combine(verdicts), ours, "; ".join(iv.text() for iv in ivs), ivs[0].n
+def _width_no_winner(rows: pd.DataFrame) -> Outcome | None:
+    table = _per_trial(rows, ["learner", "m_ratio"], "mean_width", JAB, JPLUS_ENSEMBLE)
+    return _outcome(table, mg.EQUAL_WIDTH, "width ratio", True, "width ratio J+aB / J+ensemble")
 
 
-def _cheaper(rows: pd.DataFrame, m_ratio: float, seed: int) -> tuple[str, str, str, int]:
+def _bagging_helps(rows: pd.DataFrame) -> Outcome | None:
+    outs = []
+    for learner, band in (("rf", (0.0, 1.0)), ("ridge", (mg.RIDGE_NOT_NARROWER, INF))):
+        sub = rows[rows["learner"] == learner]
+        table = _per_trial(sub, ["m_ratio"], "mean_width", JAB, JPLUS)
+        out = _outcome(table, band, learner.upper() if learner == "rf" else "Ridge", True, "")
+        if out is not None:
+            outs.append(out)
+    if not outs:
+        return None
+    parts = tuple(o.parts[0] for o in outs)
+    verdict = combine_parts(o.verdict for o in outs)
+    ours = "J+aB / J+non-ensemble width: " + "; ".join(
+        f"{o.parts[0].name} {o.ours.strip()} ({o.verdict})" for o in outs
+    )
+    return Outcome(verdict, ours, parts, parts[0])
+
+
+def _nn_gain(rows: pd.DataFrame) -> Outcome | None:
+    """NN cells over every data set (the claim is about "some data sets")."""
+    nn = rows[rows["learner"] == "nn"]
+    table = _per_trial(nn, ["dataset", "m_ratio"], "mean_width", JAB, JPLUS)
+    if table.empty:
+        return None
+    gains = holm([p_outside(table[k], low=0.0) for k in table])
+    gain_cells = [k for k, g in zip(table, gains, strict=True) if g]
+    ivs = {k: _cell_interval(table[k], True) for k in table}
+    narrowest = min(ivs, key=lambda k: ivs[k].estimate)
+    no_gain = [k for k, iv in ivs.items() if band_verdict(iv, mg.NO_GAIN, INF) == REPRODUCED]
+    if gain_cells:
+        verdict = REPRODUCED
+    elif len(no_gain) == len(ivs):
+        verdict = NOT_REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+    part = _part(narrowest, ivs[narrowest], (0.0, 1.0))
+    ours = (
+        f"NN J+aB / J+non-ensemble width, narrowest cell {narrowest} "
+        f"{ivs[narrowest].estimate:.3f}; decisively narrower (Holm over {len(ivs)} cells): "
+        + (", ".join(gain_cells) if gain_cells else "none")
+        + f"; no gain (interval >= {mg.NO_GAIN}) in {len(no_gain)} of {len(ivs)} cells"
+    )
+    return Outcome(verdict, ours, (part,), part)
+
+
+def _fixed_vs_random(rows: pd.DataFrame) -> Outcome | None:
+    cells = ["learner", "m_ratio"]
+    cov = _per_trial(rows, cells, "coverage", JAB_RANDOM, f"-{JAB_FIXED}")
+    wid = _per_trial(rows, cells, "mean_width", JAB_RANDOM, JAB_FIXED)
+    band_cov = (-mg.FVR_COVERAGE_TOL, mg.FVR_COVERAGE_TOL)
+    a = _outcome(cov, band_cov, "coverage difference", False, "coverage random - fixed")
+    b = _outcome(wid, mg.FVR_WIDTH, "width ratio", True, "width ratio random / fixed")
+    if a is None or b is None:
+        return None
+    verdict = combine_parts([a.verdict, b.verdict])
+    ours = f"{a.ours} ({a.verdict}); {b.ours} ({b.verdict})"
+    return Outcome(verdict, ours, a.parts + b.parts, b.parts[0])
+
+
+def _cheaper(rows: pd.DataFrame, m_ratio: float) -> Outcome | None:
     sub = rows[np.isclose(rows["m_ratio"], m_ratio)]
-    verdicts, parts, ivs = [], [], []
-    for lrn, g in sub.groupby("learner", sort=True):
-        a, b = _paired(g, JPLUS_ENSEMBLE, JAB, "total_seconds")
-        if not len(a):
+    parts = []
+    for learner, g in sub.groupby("learner", sort=True):
+        wide = g.groupby(["trial", "method"])["total_seconds"].mean().unstack("method")
+        if not {JPLUS_ENSEMBLE, JAB} <= set(wide):
             continue
-        iv = bootstrap_ratio(a, b, seed=seed)
-        verdicts.append(band_verdict(iv, low=1.0))
-        parts.append(f"{lrn} {iv.estimate:.1f}x")
-        ivs.append(iv)
-    if not verdicts:
-        return "", "", "", 0
-    ours = f"J+ensemble / J+aB seconds at m = {m_ratio:g} n: {', '.join(parts)}"
-    return combine(verdicts), ours, "; ".join(iv.text() for iv in ivs), ivs[0].n
-
-
-def _fixed_vs_random(rows: pd.DataFrame, seed: int) -> tuple[str, str, str, int]:
-    verdicts, worst, n = [], None, 0
-    for key, g in _cells(rows):
-        if not {JAB_FIXED, JAB_RANDOM} <= set(g["method"]):
-            continue
-        r, f = _paired(g, JAB_RANDOM, JAB_FIXED, "coverage")
-        cov = t_interval(r - f)
-        wid = bootstrap_ratio(*_paired(g, JAB_RANDOM, JAB_FIXED, "mean_width"), seed=seed)
-        vs = [band_verdict(cov, -FVR_COVERAGE_TOL, FVR_COVERAGE_TOL), band_verdict(wid, *FVR_WIDTH)]
-        verdicts.append(NOT_REPRODUCED if NOT_REPRODUCED in vs else combine(vs))
-        n = max(n, cov.n)
-        dist = abs(wid.estimate - 1)
-        if worst is None or dist > worst[0]:
-            worst = (dist, key, cov, wid)
-    if not verdicts:
-        return "", "", "", 0
-    _, key, cov, wid = worst
-    ours = (
-        f"{tally(verdicts)} cells essentially the same; largest width gap at {_label(key)}: "
-        f"ratio random / fixed {wid.estimate:.3f}, coverage difference {cov.estimate:+.3f}"
+        wide = wide[[JPLUS_ENSEMBLE, JAB]].dropna()
+        iv = paired_log_ratio(wide[JPLUS_ENSEMBLE], wide[JAB])
+        parts.append(_part(learner, iv, (mg.CHEAPER_THAN, INF)))
+    if not parts:
+        return None
+    verdict = combine_parts(p.verdict for p in parts)
+    ours = f"J+ensemble / J+aB seconds at m = {m_ratio:g} n: " + ", ".join(
+        f"{p.name} {p.effect.estimate:.1f}x" for p in parts
     )
-    return combine(verdicts), ours, f"coverage diff {cov.text()}; width ratio {wid.text()}", n
+    return Outcome(verdict, ours, tuple(parts), min(parts, key=lambda p: p.effect.low))
+
+
+def _across(outcomes: dict[str, Outcome]) -> Outcome | None:
+    """The ``all data sets`` row: per part, the random-effects mean of the data sets' pooled
+    effects; decided data sets on the other side make a decided verdict ``partly``."""
+    if len(outcomes) < 2:
+        return None
+    names = [p.name for p in next(iter(outcomes.values())).parts]
+    parts, texts = [], []
+    for i, name in enumerate(names):
+        ivs = [o.parts[i].effect for o in outcomes.values()]
+        iv, het = random_effects(ivs)
+        parts.append(_part(name, iv, outcomes[next(iter(outcomes))].parts[i].band))
+        texts.append(f"{name} {iv.estimate:.3f} ({het})")
+    pooled = combine_parts(p.verdict for p in parts)
+    per_ds = {ds: o.verdict for ds, o in outcomes.items()}
+    contrary = [
+        ds
+        for ds, v in per_ds.items()
+        if (pooled == REPRODUCED and v == NOT_REPRODUCED)
+        or (pooled == NOT_REPRODUCED and v == REPRODUCED)
+    ]
+    verdict = combine_parts([pooled, per_ds[contrary[0]]]) if contrary else pooled
+    if verdict == INCONCLUSIVE and any("(heterogeneous:" in t for t in texts):
+        note = "not by more trials alone: the data sets differ (see their own rows)"
+        parts = [replace(p, repeats=note) if p.repeats else p for p in parts]
+    ours = (
+        "random-effects mean over "
+        + ", ".join(f"{ds} ({v})" for ds, v in per_ds.items())
+        + ": "
+        + "; ".join(texts)
+    )
+    return Outcome(verdict, ours, tuple(parts), parts[-1])
+
+
+def _row(claim_id: str, dataset: str, out: Outcome, robust: str, suffix: str) -> dict:
+    shown = out.shown
+    intervals = "; ".join(
+        f"{p.name} {p.effect.text()}" if len(out.parts) > 1 else p.effect.text() for p in out.parts
+    )
+    return claim_row(
+        claim_id,
+        dataset,
+        ours=out.ours + suffix,
+        verdict=out.verdict,
+        interval=intervals,
+        n_repeats=shown.effect.n,
+        robust_to=robust,
+        repeats_needed=out.repeats if out.verdict == INCONCLUSIVE else "",
+        effect=shown.effect,
+        band=shown.band,
+    )
 
 
 def evaluate(
@@ -170,7 +343,6 @@ def evaluate(
     missing: Sequence[str],
     aggregations: Sequence[str],
     timing_m_ratio: float,
-    seed: int,
 ) -> list[dict]:
     """Claims rows of the J+aB paper (registry claims ``jab.*``), one per claim x data set.
 
@@ -184,7 +356,7 @@ def evaluate(
         without replacement (Section 2.2), the sampling sensitivity setting; empty when the
         setting is switched off.
     alpha : float
-        Miscoverage level; coverage is judged around ``1 - alpha`` (paper Section 5).
+        Miscoverage level; coverage is judged against ``1 - alpha`` (paper Section 5).
     datasets : sequence of str
         Configured data sets; one row per claim and data set.
     missing : sequence of str
@@ -193,19 +365,17 @@ def evaluate(
         The first (the paper's mean) decides the verdict; the others are sensitivity settings.
     timing_m_ratio : float
         m / n of the wall-clock claim (Tables S1-S3).
-    seed : int
-        Seed of the bootstrap intervals.
 
     Returns
     -------
     list of dict
-        Rows for :func:`ensemble_repro.claims.table.claims_frame`. ``robust_to`` counts the
-        settings (other aggregations, ``sampling without replacement``) under which the same
-        rule on that setting's rows gives the same verdict
-        (:func:`ensemble_repro.claims.rules.robust_across`); a setting without rows for the
-        claim (e.g. fixed vs random B, not run without replacement) is named apart.
+        Rows for :func:`ensemble_repro.claims.table.claims_frame`. Claims judged across data
+        sets get an ``all data sets`` row. ``robust_to`` counts the settings (other
+        aggregations, ``sampling without replacement``, and for the wall-clock claim ``cpu
+        seconds``) under which the same rule gives the same decided verdict
+        (:func:`ensemble_repro.claims.rules.robust_across`).
     """
-    rows = []
+    rows: list[dict] = []
     main_agg, others = aggregations[0], list(aggregations[1:])
     wor = without_replacement
 
@@ -221,24 +391,30 @@ def evaluate(
     def of(df: pd.DataFrame, ds: str) -> pd.DataFrame:
         return df[df["dataset"] == ds] if len(df) else df
 
-    # claim -> (its table, the same table under sampling without replacement, its rule)
-    checks: list[tuple[str, pd.DataFrame, pd.DataFrame, Callable]] = [
-        ("jab.coverage", with_jplus(main), with_jplus(wor), lambda d: _coverage(d, alpha, seed)),
-        ("jab.width_no_winner", main, wor, lambda d: _width_no_winner(d, seed)),
-        ("jab.bagging_helps_rf", spread(main), spread(wor), lambda d: _bagging_helps(d, seed)),
-        ("jab.fixed_vs_random_b", fvr, pd.DataFrame(), lambda d: _fixed_vs_random(d, seed)),
+    present = [ds for ds in datasets if ds not in missing]
+    suffix = f" (aggregation {main_agg}, sampling with replacement)"
+    # claim -> (its table, the table under sampling without replacement, its rule, across)
+    checks: list[tuple[str, pd.DataFrame, pd.DataFrame, Callable, bool]] = [
+        ("jab.coverage", with_jplus(main), with_jplus(wor), lambda d: _coverage(d, alpha), True),
+        ("jab.theorem1", main, wor, lambda d: _theorem1(d, alpha), False),
+        ("jab.width_no_winner", main, wor, _width_no_winner, True),
+        ("jab.bagging_helps_rf", spread(main), spread(wor), _bagging_helps, False),
+        ("jab.fixed_vs_random_b", fvr, pd.DataFrame(), _fixed_vs_random, True),
         (
             "jab.cheaper_than_ensemble",
             main,
             wor,
-            lambda d: _cheaper(d, timing_m_ratio, seed),
+            lambda d: _cheaper(d, timing_m_ratio),
+            False,
         ),
     ]
-    for claim_id, table, table_wor, check in checks:
+    for claim_id, table, table_wor, check, across in checks:
 
         def verdict_of(d: pd.DataFrame, check=check) -> str:
-            return check(d)[0] if len(d) else ""
+            out = check(d) if len(d) else None
+            return out.verdict if out else ""
 
+        outcomes: dict[str, Outcome] = {}
         for ds in datasets:
             if ds in missing:
                 rows.append(
@@ -248,28 +424,36 @@ def evaluate(
                 )
                 continue
             d = of(table, ds)
-            verdict, ours, interval, n = check(at(d, main_agg)) if len(d) else ("",) * 3 + (0,)
-            if not verdict:
+            out = check(at(d, main_agg)) if len(d) else None
+            if out is None:
                 rows.append(
                     untestable(
                         claim_id,
                         ds,
-                        "no rows for it in this run's tables (grid "
-                        "switched off, learner or m/n not run)",
+                        "no rows for it in this run's tables (grid switched off, learner or "
+                        "m/n not run)",
                     )
                 )
                 continue
+            outcomes[ds] = out
             settings = {a: at(d, a) for a in others if (d["aggregation"] == a).any()}
             settings[SAMPLING_SETTING] = at(of(table_wor, ds), main_agg)
-            rows.append(
-                claim_row(
-                    claim_id,
-                    ds,
-                    ours=f"{ours} (aggregation {main_agg}, sampling with replacement)",
-                    verdict=verdict,
-                    interval=interval,
-                    n_repeats=n,
-                    robust_to=robust_across(verdict, verdict_of, settings),
-                )
-            )
+            if claim_id == "jab.cheaper_than_ensemble":  # the same rule on the CPU clock
+                on_cpu = at(d, main_agg).assign(total_seconds=lambda x: x["total_cpu_seconds"])
+                settings[CPU_SETTING] = on_cpu
+                cpu = check(on_cpu)
+                if cpu is not None:
+                    out = replace(out, ours=f"{out.ours}; CPU seconds: {cpu.ours.split(': ')[1]}")
+            robust = robust_across(out.verdict, verdict_of, settings)
+            rows.append(_row(claim_id, ds, out, robust, suffix))
+        overall = _across(outcomes) if across else None
+        if overall is not None:
+            rows.append(_row(claim_id, ALL_DATASETS, overall, "-", suffix))
+    nn = _nn_gain(at(spread(main[main["dataset"].isin(present)]) if len(main) else main, main_agg))
+    if nn is not None:
+        rows.append(_row("jab.bagging_helps_nn", ALL_DATASETS, nn, "-", suffix))
+    else:
+        rows.append(
+            untestable("jab.bagging_helps_nn", ALL_DATASETS, "no NN rows in this run's tables")
+        )
     return rows

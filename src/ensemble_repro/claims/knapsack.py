@@ -8,12 +8,14 @@ import pandas as pd
 
 from ..experiments.knapsack import LOSS_TOL, SATURATED, paired_savings
 from .rules import (
+    INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,
     REPRODUCED,
     Interval,
     band_verdict,
-    combine,
+    combine_parts,
+    repeats_needed,
     robust_to,
     t_interval,
     tally,
@@ -69,7 +71,7 @@ def mc_vs_sa(
     elif mc_iv.low >= sa_iv.high:
         verdict = NOT_REPRODUCED
     else:
-        verdict = PARTLY
+        verdict = INCONCLUSIVE
     ours = (
         f"N = {evaluations} evaluations: SA [{moves}] {sa.success_rate:.0%}, MC "
         f"[{sampler}] {mc.success_rate:.0%}"
@@ -98,6 +100,7 @@ def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str, evaluations: int) -> 
                 ours=ours,
                 verdict=verdict,
                 interval=f"SA {sa_iv.text()}; MC {mc_iv.text()}",
+                repeats_needed="more seeds" if verdict == INCONCLUSIVE else "",
                 n_repeats=sa_iv.n,
                 robust_to=robust_to(verdict, flips),
             )
@@ -119,7 +122,7 @@ def stopping_saves(runs: pd.DataFrame, variant: str) -> tuple[str, str, list[Int
         elif iv.high < SMALL_SAVING:
             v = NOT_REPRODUCED
         else:
-            v = PARTLY
+            v = INCONCLUSIVE
         verdicts.append(v)
         ivs.append(iv)
         loss = float(p["accuracy_loss"].mean())
@@ -129,7 +132,7 @@ def stopping_saves(runs: pd.DataFrame, variant: str) -> tuple[str, str, list[Int
         )
     if not verdicts:
         return "", "", []
-    return combine(verdicts), "; ".join(parts) + f" ({tally(verdicts)} strategies)", ivs
+    return combine_parts(verdicts), "; ".join(parts) + f" ({tally(verdicts)} strategies)", ivs
 
 
 def ss_competitive(runs: pd.DataFrame, variant: str) -> tuple[str, str, Interval | None]:
@@ -175,6 +178,10 @@ def _search_rows(
                 interval="; ".join(iv.text() for iv in ivs),
                 n_repeats=sum(iv.n for iv in ivs),
                 robust_to=robust_to(verdict, flips),
+                repeats_needed="; ".join(
+                    repeats_needed(iv, LARGE_SAVING, unit="runs") for iv in ivs
+                ).strip("; ")
+                or ("more runs" if verdict == INCONCLUSIVE else ""),
             )
         )
     else:
@@ -206,6 +213,9 @@ def _search_rows(
                 interval=iv,
                 n_repeats=iv.n,
                 robust_to=robust_to(verdict, flips),
+                repeats_needed=repeats_needed(iv, -COMPETITIVE_TOL, unit="runs"),
+                effect=iv,
+                band=(-COMPETITIVE_TOL, float("inf")),
             )
         )
     return rows
@@ -265,11 +275,15 @@ def evaluate(
             diff = (searched["accuracy"] - searched["empirical_accuracy"]).dropna()
             if len(diff):
                 iv = t_interval(diff)
+                band = (-INDEPENDENCE_TOL, INDEPENDENCE_TOL)
                 rows.append(
                     claim_row(
                         "knapsack.independence",
                         pool,
-                        verdict=band_verdict(iv, -INDEPENDENCE_TOL, INDEPENDENCE_TOL),
+                        verdict=band_verdict(iv, *band),
+                        repeats_needed=repeats_needed(iv, *band, unit="runs"),
+                        effect=iv,
+                        band=band,
                         interval=iv,
                         n_repeats=iv.n,
                         ours=f"model q - held-out vote accuracy {iv.estimate:+.4f}",

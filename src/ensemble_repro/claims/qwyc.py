@@ -61,8 +61,6 @@ from .rules import (
 )
 from .table import claim_row, untestable
 
-#: Verdicts that decide (``robust_to`` counts only these).
-DECIDED = (REPRODUCED, NOT_REPRODUCED, PARTLY)
 #: Methods that are not a pre-selected ordering of the paper (never a rival of QWYC*).
 NOT_RIVALS = (QWYC_STAR, CROSSFIT, SMALLER_SAME_LR)
 #: Claims judged per data set, in registry order.
@@ -628,16 +626,6 @@ def _with_unaffected(main: pd.DataFrame, setting_rows: pd.DataFrame, setting: st
     )
 
 
-def _robust(main: str, flips: Mapping[str, str]) -> str:
-    """``robust_to`` over the decided verdicts of the sensitivity settings only."""
-    if main not in DECIDED:
-        return "- (the main verdict is undecided)"
-    decided = {s: v for s, v in flips.items() if v in DECIDED}
-    undecided = [s for s, v in flips.items() if v not in DECIDED]
-    text = robust_to(main, decided)
-    return text + (f"; undecided under: {', '.join(undecided)}" if undecided else "")
-
-
 def _judge(cid, rows, refits, timing, runs, n_trees, targets, split):
     if cid == "qwyc.fewer_models":
         return fewer_models(rows, refits, n_trees)
@@ -732,9 +720,9 @@ def evaluate(
                     verdict=f.verdict,
                     interval=f.interval,
                     n_repeats=f.n_repeats,
-                    robust_to=_robust(f.verdict, flips),
+                    robust_to=robust_to(f.verdict, flips),
                     effect=f.effect,
-                    band=f.band,
+                    band=f.band or (-math.inf, math.inf),
                     repeats_needed=f.repeats_needed,
                 )
             )

@@ -1,16 +1,18 @@
 """The verdict pages (results/paper_vs_ours.md / .html) and HTML renderings of result tables
-for the Snakemake report, all generated from claims tables (issue 16)."""
+for the Snakemake report, all generated from claims tables."""
 
 from __future__ import annotations
 
+import base64
 import html
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from .registry import PAPERS
-from .rules import VERDICTS
+from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, VERDICTS
 
 _CSS = (
     "body{font-family:sans-serif;font-size:13px;margin:1em}"
@@ -18,10 +20,15 @@ _CSS = (
     "th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}"
     "th{background:#f0f0f0}.v-reproduced{background:#d9f2d9}"
     ".v-partly{background:#fff3c4}.v-not{background:#f8d0d0}.v-untestable{background:#e6e6e6}"
+    ".v-inconclusive{background:#dde8f6}"
 )
-_VERDICT_CLASS = dict(
-    zip(VERDICTS, ("v-reproduced", "v-partly", "v-not", "v-untestable"), strict=False)
-)
+_VERDICT_CLASS = {
+    REPRODUCED: "v-reproduced",
+    PARTLY: "v-partly",
+    NOT_REPRODUCED: "v-not",
+    INCONCLUSIVE: "v-inconclusive",
+    NOT_TESTABLE: "v-untestable",
+}
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -51,20 +58,26 @@ def _md_table(df: pd.DataFrame) -> list[str]:
 
 
 def verdict_markdown(
-    df: pd.DataFrame, title: str = "Paper vs ours: verdicts on the claims of the three papers"
+    df: pd.DataFrame,
+    title: str = "Paper vs ours: verdicts on the claims of the three papers",
+    forests: Mapping[str, str] | None = None,
 ) -> str:
     """The verdict page: a per-paper summary, then every claim with the paper's words beside
     our numbers, interval, verdict and the rule that decided it (``title``: its heading; a
-    paper's own page ``results/<paper>/paper_vs_ours.md`` is the same page on its rows)."""
+    paper's own page ``results/<paper>/paper_vs_ours.md`` is the same page on its rows;
+    ``forests``: paper -> its forest plot's path relative to the page)."""
     lines = [
         f"# {title}",
         "",
         "Generated from the claims table(s) `claims.csv`. Verdicts: "
         + ", ".join(f"`{v}`" for v in VERDICTS)
         + ". A claim is `reproduced` only when the "
-        "interval over repeated randomness (trials, seeds, splits) lies wholly inside what "
-        "the claim allows; each row states its rule. `robust_to` counts the sensitivity "
-        "settings of the paper under which the verdict stays the same.",
+        "interval over repeated randomness (trials, seeds, refits, test rows) lies wholly "
+        "inside what the claim allows, `not reproduced` when it lies wholly outside; "
+        "`inconclusive` when it straddles the bound, with the repeats that would decide it; "
+        "`partly reproduced` when decided parts disagree. Each row states its rule. "
+        "`robust_to` counts the paper's sensitivity settings under which a decided verdict "
+        "stays the same.",
         "",
         "## Summary",
         "",
@@ -75,6 +88,8 @@ def verdict_markdown(
         if not len(sub):
             continue
         lines += [f"## {title}", ""]
+        if forests and paper in forests:
+            lines += [f"![Forest plot of the {title} verdicts]({forests[paper]})", ""]
         for r in sub.itertuples():
             lines += [
                 f"### {r.claim_id} ({r.dataset}): {r.verdict}",
@@ -84,6 +99,8 @@ def verdict_markdown(
             ]
             if r.reason:
                 lines.append(f"- **Why not testable**: {r.reason}")
+            if r.repeats_needed:
+                lines.append(f"- **Would decide at**: {r.repeats_needed}")
             lines += [
                 f"- **Interval**: {r.interval or '-'} ({r.n_repeats} repeats)",
                 f"- **Robust to**: {r.robust_to}",
@@ -120,14 +137,17 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def verdict_html(df: pd.DataFrame) -> str:
-    """The verdict page as one self-contained HTML file (shown inline in the Snakemake report)."""
+def verdict_html(df: pd.DataFrame, forests: Mapping[str, Path] | None = None) -> str:
+    """The verdict page as one self-contained HTML file (shown inline in the Snakemake report),
+    each paper's forest plot (``forests``: paper -> PNG) embedded above its rows."""
     parts = [
         "<h1>Paper vs ours: verdicts on the claims of the three papers</h1>",
         (
             "<p>Generated from <code>results/claims.csv</code>. A claim is <em>reproduced</em> "
             "only when the interval over repeated randomness lies wholly inside what the claim "
-            "allows; each row states its rule.</p>"
+            "allows, <em>not reproduced</em> when it lies wholly outside, <em>inconclusive</em> "
+            "when it straddles the bound (<code>repeats_needed</code> says what would decide "
+            "it); each row states its rule.</p>"
         ),
         "<h2>Summary</h2>",
         _html_table(summary(df)),
@@ -141,6 +161,7 @@ def verdict_html(df: pd.DataFrame) -> str:
         "interval",
         "n_repeats",
         "verdict",
+        "repeats_needed",
         "robust_to",
         "scale",
         "made_on",
@@ -153,8 +174,14 @@ def verdict_html(df: pd.DataFrame) -> str:
         shown["ours"] = [
             f"{o} ({r})" if r else o for o, r in zip(sub["ours"], sub["reason"], strict=False)
         ]
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        if forests and paper in forests:
+            data = base64.b64encode(Path(forests[paper]).read_bytes()).decode("ascii")
+            parts.append(
+                f'<img style="max-width:100%" alt="forest plot of {html.escape(title)}" '
+                f'src="data:image/png;base64,{data}">'
+            )
         parts += [
-            f"<h2>{html.escape(title)}</h2>",
             _html_table(shown, "verdict"),
             "<details><summary>decision rules</summary><ul>"
             + "".join(

@@ -1,7 +1,8 @@
-"""Claims tables: one row per claim x data set, per paper and merged (issue 16)."""
+"""Claims tables: one row per claim x data set, per paper and merged."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -9,7 +10,10 @@ from pathlib import Path
 import pandas as pd
 
 from .registry import CLAIMS, COLUMNS, PAPERS
-from .rules import NOT_TESTABLE, VERDICTS, Interval
+from .rules import INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Interval
+
+#: The numeric columns of a claims table (the forest plot reads them).
+EFFECT_COLUMNS = ("effect", "effect_low", "effect_high", "band_low", "band_high")
 
 
 def claim_row(
@@ -22,6 +26,9 @@ def claim_row(
     n_repeats: int = 0,
     robust_to: str = "no sensitivity setting",
     reason: str = "",
+    repeats_needed: str = "",
+    effect: Interval | None = None,
+    band: tuple[float, float] = (-math.inf, math.inf),
 ) -> dict:
     """One row of a claims table (``scale`` and ``made_on`` are filled by :func:`claims_frame`).
 
@@ -43,6 +50,13 @@ def claim_row(
         See :func:`ensemble_repro.claims.rules.robust_to`.
     reason : str
         Why the claim is not testable (required for that verdict).
+    repeats_needed : str
+        The repeats that would decide an ``inconclusive`` verdict (required for it; see
+        :func:`ensemble_repro.claims.rules.repeats_needed`).
+    effect : Interval, optional
+        The claim's effect as it is decided (the forest plot's point and bar).
+    band : (float, float)
+        The region ``effect`` must lie in for the claim to hold (ends may be infinite).
 
     Returns
     -------
@@ -58,7 +72,18 @@ def claim_row(
         raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r} for {claim_id}")
     if verdict == NOT_TESTABLE and not reason:
         raise ValueError(f"{claim_id} ({dataset}): a 'not testable here' verdict needs its reason")
+    if verdict == INCONCLUSIVE and not repeats_needed:
+        raise ValueError(
+            f"{claim_id} ({dataset}): an 'inconclusive' verdict needs repeats_needed, the "
+            "repeats that would decide it (rules.repeats_needed)"
+        )
+    if effect is not None and not effect.bounded and verdict != INCONCLUSIVE:
+        raise ValueError(
+            f"{claim_id} ({dataset}): verdict {verdict!r} rests on an unbounded interval "
+            f"{effect.text()}; only 'inconclusive' may"
+        )
     c = CLAIMS[claim_id]
+    nan = math.nan
     return {
         "paper": c.paper,
         "claim_id": c.id,
@@ -67,12 +92,19 @@ def claim_row(
         "paper_says": c.quote,
         "ours": ours,
         "verdict": verdict,
+        "repeats_needed": repeats_needed,
         "reason": reason,
         "n_repeats": int(n_repeats),
         "interval": interval.text() if isinstance(interval, Interval) else interval,
         "robust_to": robust_to,
         "rule": c.rule,
         "timing": c.timing,
+        "effect": effect.estimate if effect else nan,
+        "effect_low": effect.low if effect else nan,
+        "effect_high": effect.high if effect else nan,
+        "band_low": band[0] if effect else nan,
+        "band_high": band[1] if effect else nan,
+        "effect_log": bool(effect.log) if effect else False,
     }
 
 
@@ -92,7 +124,7 @@ def claims_frame(rows: list[dict], *, scale: str, made_on: str) -> pd.DataFrame:
 
 
 def read_claims(path: str | os.PathLike) -> pd.DataFrame:
-    """A claims table, checked: the registry's columns and only the four verdict words."""
+    """A claims table, checked: the registry's columns and only the verdict words."""
     df = pd.read_csv(path, keep_default_na=False)
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
@@ -103,6 +135,9 @@ def read_claims(path: str | os.PathLike) -> pd.DataFrame:
     bad = sorted(set(df["verdict"]) - set(VERDICTS))
     if bad:
         raise ValueError(f"{path}: verdicts {bad} are not among {list(VERDICTS)}")
+    for col in EFFECT_COLUMNS:
+        df[col] = pd.to_numeric(df[col], errors="coerce")
+    df["effect_log"] = df["effect_log"].astype(str).str.lower() == "true"
     return df[list(COLUMNS)]
 
 

@@ -150,7 +150,7 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
     "knapsack_select": _KN_SELECT,
     "knapsack_summary": _union(_KN_POOL, _KN_SELECT, ("knapsack.adversarial.evaluations",)),
     # verdicts (ensemble_repro.claims): what the evaluators read beyond their input tables
-    "jab_claims": ("seed", "jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
+    "jab_claims": ("jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
     "qwyc_claims": ("qwyc.datasets", "qwyc.gbt.n_estimators", "qwyc.timing.target_differences"),
     "knapsack_claims": (
         "knapsack.datasets",
@@ -159,6 +159,7 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
         "knapsack.adversarial.evaluations",
     ),
     "paper_vs_ours": (),
+    "verdict_forest": (),
     "results_index": (),
 }
 

@@ -1,0 +1,263 @@
+"""The J+aB verdicts on constructed tables: each rule holds, fails, stays inconclusive, and
+meets each edge of its margin; no verdict rests on an unbounded interval."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from claims_fixtures import fvr_table, jab_tables
+
+from ensemble_repro.claims import jab as jab_claims
+from ensemble_repro.claims import margins as mg
+from ensemble_repro.claims.build import write_jab_claims
+from ensemble_repro.claims.rules import (
+    DECIDED,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    PARTLY,
+    REPRODUCED,
+)
+from ensemble_repro.claims.table import read_claims
+from ensemble_repro.experiments.jab import JAB
+
+
+def rows_of(main, jplus, fvr=None, wor=None, datasets=("meps", "communities")):
+    rows = jab_claims.evaluate(
+        main,
+        jplus,
+        pd.DataFrame() if fvr is None else fvr,
+        pd.DataFrame() if wor is None else wor,
+        alpha=0.1,
+        datasets=list(datasets),
+        missing=["meps"],
+        aggregations=["mean", "median"],
+        timing_m_ratio=0.6,
+    )
+    return {(r["claim_id"], r["dataset"]): r for r in rows}
+
+
+def verdict(rows, claim, ds="communities"):
+    return rows[(claim, ds)]["verdict"]
+
+
+def test_coverage_validity_holds_fails_and_over_coverage_counts_for_it():
+    holds = rows_of(*jab_tables())
+    row = holds[("jab.coverage", "communities")]
+    assert row["verdict"] == REPRODUCED and row["n_repeats"] == 10
+    assert row["robust_to"] == "1 of 1 (median); not testable under: sampling without replacement"
+    assert verdict(rows_of(*jab_tables(coverage=0.7)), "jab.coverage") == NOT_REPRODUCED
+    # Communities-like over-coverage (0.97) is valid, not a failure of "near the nominal level"
+    over = rows_of(*jab_tables(coverage=0.97))[("jab.coverage", "communities")]
+    assert over["verdict"] == REPRODUCED and "+0.070 against 1 - alpha" in over["ours"]
+    meps = holds[("jab.coverage", "meps")]
+    assert meps["verdict"] == NOT_TESTABLE and "AHRQ" in meps["reason"]
+
+
+def test_coverage_on_the_margin_is_inconclusive_with_the_trials_that_would_decide():
+    edge = rows_of(*jab_tables(coverage=0.85, coverage_sd=0.02))[("jab.coverage", "communities")]
+    assert edge["verdict"] == INCONCLUSIVE and "trials" in edge["repeats_needed"]
+    # just inside the margin with little spread: decided
+    inside = rows_of(*jab_tables(coverage=0.86, coverage_sd=0.002))
+    assert verdict(inside, "jab.coverage") == REPRODUCED
+    assert 1 - 0.1 - mg.COVERAGE_MARGIN == pytest.approx(0.85)
+
+
+def test_pooling_per_trial_decides_where_every_cell_alone_would_not():
+    # 3 learners x 2 m/n x 2 methods + J+non-ensemble: 15 cells at nominal coverage with a
+    # spread that leaves single cells undecided; pooled per trial the claim is decided
+    main, jplus = jab_tables(learners=("ridge", "rf", "nn"), coverage_sd=0.06, trials=10)
+    row = rows_of(main, jplus)[("jab.coverage", "communities")]
+    assert row["verdict"] == REPRODUCED
+
+
+def test_a_cell_decisively_below_makes_a_reproduced_coverage_partly():
+    main, jplus = jab_tables(coverage_sd=0.005)
+    bad = (main["learner"] == "rf") & (main["m_ratio"] == 0.2) & (main["method"] == JAB)
+    main.loc[bad, "coverage"] -= 0.2  # one cell at 0.70, the pool still >= 0.85
+    row = rows_of(main, jplus)[("jab.coverage", "communities")]
+    assert row["verdict"] == PARTLY and "rf, J+aB, m/n=0.2" in row["ours"]
+
+
+def test_theorem1_bound_every_cell():
+    assert verdict(rows_of(*jab_tables()), "jab.theorem1") == REPRODUCED
+    main, jplus = jab_tables(coverage_sd=0.005)
+    low = (main["learner"] == "ridge") & (main["m_ratio"] == 0.6) & (main["method"] == JAB)
+    main.loc[low, "coverage"] = 0.7 + 0.005 * np.arange(low.sum()) % 0.01
+    row = rows_of(main, jplus)[("jab.theorem1", "communities")]
+    assert row["verdict"] == NOT_REPRODUCED and "ridge, m/n=0.6" in row["ours"]
+    edge = rows_of(*jab_tables(coverage=0.8, coverage_sd=0.02))
+    assert verdict(edge, "jab.theorem1") == INCONCLUSIVE
+
+
+def test_width_no_winner_is_an_equivalence_test():
+    assert verdict(rows_of(*jab_tables(vs_ensemble=1.0)), "jab.width_no_winner") == REPRODUCED
+    wide = rows_of(*jab_tables(vs_ensemble=1.3))
+    assert verdict(wide, "jab.width_no_winner") == NOT_REPRODUCED
+    edge = rows_of(*jab_tables(vs_ensemble=1.1))  # on the band's edge
+    assert verdict(edge, "jab.width_no_winner") == INCONCLUSIVE
+    assert "trials" in edge[("jab.width_no_winner", "communities")]["repeats_needed"]
+
+
+def test_bagging_rf_narrower_ridge_not_and_mixed_parts():
+    assert verdict(rows_of(*jab_tables()), "jab.bagging_helps_rf") == REPRODUCED
+    neither = rows_of(*jab_tables(vs_non_ensemble={"rf": 1.2, "ridge": 0.8}))
+    assert verdict(neither, "jab.bagging_helps_rf") == NOT_REPRODUCED
+    mixed = rows_of(*jab_tables(vs_non_ensemble={"rf": 0.8, "ridge": 0.8}))
+    row = mixed[("jab.bagging_helps_rf", "communities")]
+    assert row["verdict"] == PARTLY and "RF" in row["ours"] and "Ridge" in row["ours"]
+
+
+def test_nn_gains_at_some_m_on_some_data_set():
+    kw = {"datasets": ("blog", "communities"), "learners": ("nn",)}
+    gain = jab_tables(**kw, vs_non_ensemble={"nn": 0.8})
+    assert (
+        verdict(rows_of(*gain, datasets=kw["datasets"]), "jab.bagging_helps_nn", "all data sets")
+        == REPRODUCED
+    )
+    none = jab_tables(**kw, vs_non_ensemble={"nn": 1.1})
+    assert (
+        verdict(rows_of(*none, datasets=kw["datasets"]), "jab.bagging_helps_nn", "all data sets")
+        == NOT_REPRODUCED
+    )
+    flat = jab_tables(**kw, vs_non_ensemble={"nn": 0.97})  # between "gain" and "no gain"
+    row = rows_of(*flat, datasets=kw["datasets"])[("jab.bagging_helps_nn", "all data sets")]
+    assert row["verdict"] in (INCONCLUSIVE, REPRODUCED)
+    assert row["verdict"] != INCONCLUSIVE or row["repeats_needed"]
+
+
+def test_fixed_vs_random_two_equivalence_parts():
+    main, jplus = jab_tables()
+    same = rows_of(main, jplus, fvr=fvr_table())
+    assert verdict(same, "jab.fixed_vs_random_b") == REPRODUCED
+    apart = rows_of(main, jplus, fvr=fvr_table(coverage_gap=0.05, width_ratio=1.2))
+    assert verdict(apart, "jab.fixed_vs_random_b") == NOT_REPRODUCED
+    mixed = rows_of(main, jplus, fvr=fvr_table(coverage_gap=0.0, width_ratio=1.2))
+    assert verdict(mixed, "jab.fixed_vs_random_b") == PARTLY
+
+
+def test_cheaper_than_ensemble_decides_from_three_trials_and_names_the_cpu_setting():
+    rows = rows_of(*jab_tables(trials=3, seconds_ratio=15.0))
+    row = rows[("jab.cheaper_than_ensemble", "communities")]
+    assert row["verdict"] == REPRODUCED and row["n_repeats"] == 3
+    assert math.isfinite(row["effect_low"]) and row["effect_low"] > 1
+    assert "cpu seconds" in row["robust_to"] and "CPU seconds" in row["ours"]
+    slower = rows_of(*jab_tables(trials=3, seconds_ratio=0.5))
+    assert verdict(slower, "jab.cheaper_than_ensemble") == NOT_REPRODUCED
+
+
+def test_no_verdict_rests_on_an_unbounded_interval():
+    rows = rows_of(*jab_tables(trials=1))  # one trial: no spread anywhere
+    for (claim, ds), row in rows.items():
+        if row["verdict"] == NOT_TESTABLE:
+            continue
+        assert row["verdict"] == INCONCLUSIVE, (claim, ds, row["verdict"])
+        assert "2 or more" in row["repeats_needed"]
+
+
+def test_all_data_sets_row_is_stratified_and_flags_heterogeneity():
+    main, jplus = jab_tables(
+        datasets=("blog", "communities"), coverage={"blog": 0.89, "communities": 0.96}
+    )
+    rows = rows_of(main, jplus, datasets=("blog", "communities"))
+    row = rows[("jab.coverage", "all data sets")]
+    assert row["verdict"] == REPRODUCED and "heterogeneous" in row["ours"]
+    assert row["effect_low"] < 0.96 and row["effect_high"] > 0.89
+
+
+def test_robust_to_names_the_setting_that_flips_and_counts_only_decided_ones():
+    main, jplus = jab_tables()
+    same, _ = jab_tables(seed=5)
+    low, _ = jab_tables(coverage=0.7, seed=6)
+    stays = rows_of(main, jplus, wor=same)[("jab.coverage", "communities")]
+    assert stays["robust_to"] == "2 of 2 (median, sampling without replacement)"
+    flips = rows_of(main, jplus, wor=low)[("jab.coverage", "communities")]
+    assert flips["robust_to"] == "1 of 2 (flips under: sampling without replacement)"
+    undecided = rows_of(*jab_tables(coverage=0.85, coverage_sd=0.02))
+    assert undecided[("jab.coverage", "communities")]["robust_to"].startswith("-")
+
+
+def test_every_decided_or_inconclusive_row_carries_its_effect_and_band():
+    main, jplus = jab_tables()
+    for row in rows_of(main, jplus, fvr=fvr_table()).values():
+        if row["verdict"] == NOT_TESTABLE:
+            assert math.isnan(row["effect"])
+            continue
+        assert row["verdict"] in (*DECIDED, INCONCLUSIVE)
+        assert row["effect_low"] <= row["effect"] <= row["effect_high"]
+        assert row["band_low"] < row["band_high"]
+
+
+def test_paper_page_is_generated_from_its_claims_rows(tmp_path):
+    main, jplus = jab_tables()
+    paths = {}
+    for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame()), ("wor", main)):
+        paths[name] = tmp_path / f"{name}.csv"
+        df.to_csv(paths[name], index=False)
+    page = tmp_path / "jab" / "paper_vs_ours.md"
+    write_jab_claims(
+        *paths.values(),
+        tmp_path / "jab" / "claims.csv",
+        jab_cfg={
+            "alpha": 0.1,
+            "datasets": ["communities"],
+            "aggregations": ["mean", "median"],
+            "timing_m_ratio": 0.6,
+        },
+        missing=[],
+        config_files=["config/quick.yaml"],
+        page=page,
+    )
+    claims = read_claims(tmp_path / "jab" / "claims.csv")
+    text = page.read_text()
+    assert text.startswith("# Jackknife+-after-bootstrap")
+    headings = [line for line in text.splitlines() if line.startswith("### ")]
+    assert len(headings) == len(claims)
+    for r, h in zip(claims.itertuples(), headings, strict=True):  # verdict words: the rows'
+        assert h == f"### {r.claim_id} ({r.dataset}): {r.verdict}"
+    assert f"- **Robust to**: {claims['robust_to'].iloc[0]}" in text
+    assert "quick scale" in text
+    lowered = text.lower()
+    assert not any(w in lowered for w in ("holds", "yes", "true", "not observed"))
+
+
+def test_forest_plot_draws_every_row_with_an_effect_and_pages_embed_it(tmp_path):
+    from ensemble_repro.claims.build import write_verdicts
+    from ensemble_repro.claims.forest import forest_plot
+    from ensemble_repro.claims.table import claims_frame
+    from ensemble_repro.io import write_csv
+
+    main, jplus = jab_tables(trials=3)
+    rows = jab_claims.evaluate(
+        main,
+        jplus,
+        fvr_table(trials=3),
+        pd.DataFrame(),
+        alpha=0.1,
+        datasets=["meps", "communities"],
+        missing=["meps"],
+        aggregations=["mean"],
+        timing_m_ratio=0.6,
+    )
+    df = claims_frame(rows, scale="smoke", made_on="2026-12-01")
+    write_csv(df, tmp_path / "jab" / "claims.csv")
+    df = read_claims(tmp_path / "jab" / "claims.csv")
+    png = tmp_path / "figures" / "forest_jab.png"
+    drawn = forest_plot(df, "jab", tmp_path / "figures" / "forest_jab.pdf", png)
+    with_effect = df[np.isfinite(df["effect"])]
+    assert sorted(zip(drawn["claim_id"], drawn["dataset"], strict=True)) == sorted(
+        zip(with_effect["claim_id"], with_effect["dataset"], strict=True)
+    )
+    assert png.stat().st_size > 10_000 and (tmp_path / "figures" / "forest_jab.pdf").exists()
+    out = tmp_path / "out"
+    write_verdicts(
+        {"jab": tmp_path / "jab" / "claims.csv"},
+        out / "claims.csv",
+        out / "paper_vs_ours.md",
+        out / "paper_vs_ours.html",
+        out / "summary.rst",
+        forests=[png],
+    )
+    assert "](../figures/forest_jab.png)" in (out / "paper_vs_ours.md").read_text()
+    assert 'src="data:image/png;base64,' in (out / "paper_vs_ours.html").read_text()
