@@ -626,6 +626,14 @@ def _with_unaffected(main: pd.DataFrame, setting_rows: pd.DataFrame, setting: st
     )
 
 
+def _robust(main: str, flips: Mapping[str, str]) -> str:
+    """``robust_to`` over the settings where the claim can be judged; the others are named."""
+    tested = {k: v for k, v in flips.items() if v != NOT_TESTABLE}
+    untested = [k for k in flips if k not in tested]
+    text = robust_to(main, tested)
+    return text + (f"; not testable under: {', '.join(untested)}" if untested else "")
+
+
 def _judge(cid, rows, refits, timing, runs, n_trees, targets, split):
     if cid == "qwyc.fewer_models":
         return fewer_models(rows, refits, n_trees)
@@ -720,7 +728,7 @@ def evaluate(
                     verdict=f.verdict,
                     interval=f.interval,
                     n_repeats=f.n_repeats,
-                    robust_to=robust_to(f.verdict, flips),
+                    robust_to=_robust(f.verdict, flips),
                     effect=f.effect,
                     band=f.band or (-math.inf, math.inf),
                     repeats_needed=f.repeats_needed,
