@@ -7,7 +7,6 @@ from claims_fixtures import jab_tables
 from ensemble_repro.claims import (
     CLAIMS,
     COLUMNS,
-    INCONCLUSIVE,
     NOT_REPRODUCED,
     NOT_TESTABLE,
     REPRODUCED,
@@ -16,7 +15,6 @@ from ensemble_repro.claims import (
     read_claims,
     scale_of,
 )
-from ensemble_repro.claims import qwyc as qwyc_claims
 from ensemble_repro.claims.build import write_jab_claims, write_verdicts
 from ensemble_repro.claims.table import claims_frame
 
@@ -28,51 +26,6 @@ def test_registry_has_three_claims_per_paper_with_rules_and_quotes():
         assert all(c.quote and c.rule and c.item for c in claims)
     assert scale_of(["config/config.yaml"]) == "paper"
     assert scale_of(["config/config.yaml", "config/smoke.yaml"]) == "smoke"
-
-
-# ------------------------------------------------------------------ QWYC evaluator
-def _qwyc_points(n_splits: int, qwyc_models: float):
-    rows = []
-    for split in range(n_splits):
-        for method, models, diff in (
-            ("qwyc_joint", qwyc_models, 0.4),
-            ("qwyc_natural", 150.0, 0.4),
-        ):
-            rows.append(
-                {
-                    "split": split,
-                    "method": method,
-                    "test_mean_evaluated": models,
-                    "test_differences_pct": diff,
-                    "test_accuracy": 0.87,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def _qwyc_verdict(points):
-    rows = qwyc_claims.evaluate(
-        {"adult": points},
-        {},
-        {},
-        {},
-        datasets=["nomao_x", "adult"],
-        n_trees=500,
-        target_differences=[0.005],
-    )
-    return {(r["claim_id"], r["dataset"]): r for r in rows}
-
-
-def test_qwyc_one_split_is_never_reproduced_five_splits_can_be():
-    one = _qwyc_verdict(_qwyc_points(1, 100.0).drop(columns="split"))
-    assert one[("qwyc.fewer_models", "adult")]["verdict"] == INCONCLUSIVE
-    five = _qwyc_verdict(_qwyc_points(5, 100.0))
-    assert five[("qwyc.fewer_models", "adult")]["verdict"] == REPRODUCED
-    assert five[("qwyc.beats_fixed_orders", "adult")]["verdict"] == REPRODUCED
-    slow = _qwyc_verdict(_qwyc_points(5, 300.0))  # 500 / 300 < 2x, and worse than natural
-    assert slow[("qwyc.fewer_models", "adult")]["verdict"] == NOT_REPRODUCED
-    assert slow[("qwyc.beats_fixed_orders", "adult")]["verdict"] == NOT_REPRODUCED
-    assert five[("qwyc.fewer_models", "nomao_x")]["verdict"] == NOT_TESTABLE
 
 
 # ------------------------------------------------------------------ tables and pages

@@ -1,6 +1,7 @@
 """QWYC repeats and the paper's protocol (issue 16): ``fit_on: train_full`` (GBT, ordering and
 thresholds on all training rows after the learning rate is chosen on the carve-out),
-``qwyc.n_splits`` independent carve-outs, and the claim rules over per-split numbers."""
+``qwyc.n_splits`` carve-outs that choose the learning rate, and the sensitivity settings. The
+claim rules: tests/test_qwyc_claims.py."""
 
 import numpy as np
 import pandas as pd
@@ -145,71 +146,6 @@ def test_crossfit_orders_on_one_half_and_thresholds_on_the_other(model):
     np.testing.assert_array_equal(est.eps_minus_, ref.eps_minus_)
 
 
-# ---------------------------------------------------------------- claim rules over splits
-def _points(diffs, models, n_splits=5):
-    """QWYC* (alpha = 0) and natural-order points per split with the given test differences
-    (%) and mean # models of QWYC*."""
-    rows = []
-    for s in range(n_splits):
-        for m, d, n in (("qwyc_joint", diffs[s], models[s]), ("qwyc_natural", 0.0, 400.0)):
-            rows.append(
-                {
-                    "dataset": "adult",
-                    "split": s,
-                    "method": m,
-                    "value": 0.0,
-                    "test_differences_pct": d,
-                    "test_mean_evaluated": n,
-                    "test_accuracy": 0.85,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def _verdict(points, sensitivity=None):
-    from ensemble_repro.claims import qwyc as cq
-
-    rows = cq.evaluate(
-        {"adult": points},
-        {},
-        {},
-        {"adult": sensitivity or {}},
-        datasets=["adult"],
-        n_trees=500,
-        target_differences=[0.005],
-    )
-    return next(r for r in rows if r["claim_id"] == "qwyc.fewer_models")
-
-
-@pytest.mark.parametrize(
-    ("diffs", "models", "verdict", "met"),
-    [
-        ([0.3, 0.2, 0.4, 0.1, 0.3], [100] * 5, "reproduced", "5 of 5"),  # holds on every split
-        ([0.8, 0.9, 0.6, 0.7, 1.0], [100] * 5, "not reproduced", "0 of 5"),  # fails on every one
-        ([0.5] * 5, [250] * 5, "reproduced", "5 of 5"),  # edge: exactly 0.5% and T / 2 models
-        ([0.5] * 5, [251] * 5, "not reproduced", "0 of 5"),  # just past the edge (1.99x)
-        ([0.3, 0.3, 0.8, 0.8, 0.8], [100] * 5, "partly reproduced", "2 of 5"),
-    ],
-)
-def test_fewer_models_rule_over_splits(diffs, models, verdict, met):
-    row = _verdict(_points(diffs, models))
-    assert row["verdict"] == verdict
-    assert f"criterion met on {met} splits" in row["ours"]
-    sd = np.std(diffs, ddof=1)
-    assert f"QWYC* at alpha = 0: {np.mean(diffs):.3g} +- {sd:.2g}% test differences" in row["ours"]
-
-
-def test_a_setting_rerunning_only_fan_keeps_the_qwyc_points():
-    """A Fan-score setting reruns Fan* alone; QWYC* claims read the main QWYC* points there,
-    so the verdict stays (before: no QWYC* point -> a spurious flip)."""
-    pts = _points([0.3] * 5, [100] * 5)
-    fan = pts[pts.method == "qwyc_natural"].assign(method="fan_individual_mse")
-    flipper = _points([0.9] * 5, [100] * 5)
-    six = _points([0.4] * 6, [90] * 6, n_splits=6)  # same verdict on 6 of 6 splits: no flip
-    row = _verdict(pts, {"fan_score_sigmoid": fan, "fit_on_train": flipper, "lr": six})
-    assert row["robust_to"] == "2 of 3 (flips under: fit_on_train)"
-
-
 # ---------------------------------------------------------------- sensitivity settings
 def test_sensitivity_fit_on_validation_fits_on_the_carve_out(model):
     """fit_on=validation: each point equals QWYC* fitted directly on the carve-out's 20% rows
@@ -286,69 +222,6 @@ def test_paper_vs_ours_reports_spread_over_splits_without_verdicts(model):
     assert len(fan) == 1 and "accuracy" in fan.ours.iloc[0] and "differences" in fan.ours.iloc[0]
 
 
-def test_train_full_splits_sharing_one_fit_count_once():
-    """Five train_full splits that chose the same learning rate are one deterministic fit:
-    one repeat (Wilson over 1 split: at most partly reproduced), not five."""
-    pts = _points([0.3] * 5, [100] * 5).assign(fit_on="train_full", learning_rate=0.05)
-    row = _verdict(pts)
-    assert row["verdict"] == "partly reproduced" and row["n_repeats"] == 1
-    assert "5 carve-outs, 1 distinct fit(s)" in row["ours"]
-    two_rates = pts.assign(learning_rate=np.where(pts.split < 2, 0.02, 0.05))
-    assert _verdict(two_rates)["n_repeats"] == 2
-    assert _verdict(pts.assign(fit_on="train"))["n_repeats"] == 5
-
-
-@pytest.mark.parametrize(("fan_diff", "verdict"), [(5.0, "reproduced"), (0.1, "not reproduced")])
-def test_fan_below_smaller_needs_both_metrics_per_split(fan_diff, verdict):
-    """Fan* below the same split's smaller GBTs on accuracy; on differences above them
-    (reproduced) or below them (not reproduced: stated as a finding against the paper)."""
-    from ensemble_repro.claims import qwyc as cq
-
-    splits = range(5)
-    fan = pd.DataFrame(
-        [
-            {
-                "split": s,
-                "method": "fan_individual_mse",
-                "value": g,
-                "test_mean_evaluated": n,
-                "test_accuracy": 0.80,
-                "test_differences_pct": fan_diff,
-            }
-            for s in splits
-            for g, n in ((1.0, 20.0), (2.0, 60.0))
-        ]
-    )
-    # smaller GBTs: accuracy 0.85 everywhere; differences 1% in each split
-    smaller = pd.DataFrame(
-        [
-            {
-                "split": s,
-                "method": "smaller_same_lr",
-                "n_trees": t,
-                "test_accuracy": 0.85,
-                "test_differences_pct": 1.0,
-            }
-            for s in splits
-            for t in (10, 100)
-        ]
-    )
-    pts = pd.concat([_points([0.3] * 5, [100] * 5), fan], ignore_index=True)
-    rows = cq.evaluate(
-        {"adult": pts},
-        {"adult": smaller},
-        {},
-        {},
-        datasets=["adult"],
-        n_trees=500,
-        target_differences=[0.005],
-    )
-    row = next(r for r in rows if r["claim_id"] == "qwyc.fan_below_smaller")
-    assert row["verdict"] == verdict
-    assert ("finding against the paper" in row["ours"]) == (verdict != "reproduced")
-    assert "Fan* worse on accuracy at 2 of 2 points" in row["ours"]
-
-
 def test_crossfit_draws_its_halves_per_split_even_when_the_fit_is_shared(model):
     """train_full splits with one learning rate share the GBT, but each split's cross-fit
     halves differ: its rows are not copied from split 0 (as the random orders)."""
@@ -360,30 +233,3 @@ def test_crossfit_draws_its_halves_per_split_even_when_the_fit_is_shared(model):
     est, Fb = ex.fit_method("qwyc_crossfit", 0.0, q, 7, 1, 0, v.F, v.base)
     row = sw[(sw.split == 1) & (sw.value == 0.0)].iloc[0]
     assert row.fit_mean_evaluated == pytest.approx(est.evaluate(Fb)[1].mean())
-
-
-def test_pipeline_points_of_train_full_splits_sharing_a_rate_count_once(model):
-    """The Figure 1 table carries fit_on and the learning rate, so the claims see that two
-    train_full splits with one rate are one fit (and two carve-out fits are two)."""
-    from ensemble_repro.claims import qwyc as cq
-
-    _, _, arrays = model
-    arrays = {**arrays, "s1_learning_rate": arrays["s0_learning_rate"]}
-    for fit_on, n in (("train_full", 1), ("train", 2)):
-        q = config(fit_on=fit_on)
-        pts = pd.concat(
-            [
-                ex.tradeoff_table(ex.sweep_job(arrays, "adult", m, q, 7))
-                for m in ("qwyc_joint", "qwyc_natural")
-            ]
-        )
-        rows = cq.evaluate(
-            {"adult": pts},
-            {},
-            {},
-            {},
-            datasets=["adult"],
-            n_trees=12,
-            target_differences=[0.05],
-        )
-        assert next(r for r in rows if r["claim_id"] == "qwyc.fewer_models")["n_repeats"] == n

@@ -57,6 +57,7 @@ from .experiments.names import (
     FAN_STAR,
     KNAPSACK_TABLES,
     QWYC_STAR,
+    REFIT_METHODS,
     TIMING_METHODS,
     jab_figure_ids,
     jab_figure_name,
@@ -250,6 +251,17 @@ def qwyc_sweep_work(method: str, q: dict, rows: float, setting: str = "") -> flo
     return fits * grid * reps * rows * T**power
 
 
+def qwyc_refit_work(method: str, q: dict, rows: float) -> float:
+    """Work of one method in the refit job: ``n_refits`` bootstrap refits on the main fit's
+    rows, each at the operating points the claims judge (at most one per timing target level
+    and the lowest-differences point)."""
+    T = q["gbt"]["n_estimators"]
+    grid = len(q["alpha_grid"]) if method.startswith("qwyc") else len(q["fan"]["gamma_grid"])
+    points = min(grid, len(q["timing"]["target_differences"]) + 1)
+    power = 2 if qwyc_sweep_unit(method) == QWYC_STAR else 1
+    return q["n_refits"] * points * rows * T**power
+
+
 def knapsack_evaluations(k: dict) -> int:
     """Energy evaluations of one selection job: budgets x seeds x MAXSTEP x (searches x (1 +
     stopping rules) + the SA starts of ``sa_init_check``) (an upper bound: stopped runs end
@@ -342,7 +354,7 @@ def _report_tables(config: dict, available: list[str]) -> list[str]:
         q = config["qwyc"]
         for d in q["datasets"]:
             if all(t in available for t in prepared_names_for([d])):
-                tables += [f"qwyc/{d}/{t}" for t in ("figure1", "timing")]
+                tables += [f"qwyc/{d}/{t}" for t in ("figure1", "timing", "refits")]
                 tables += [f"qwyc/{d}/sensitivity_{s}" for s in q["sensitivity"]]
     if config["experiments"]["knapsack"]:
         tables += [f"knapsack/{stem}" for stem, _ in KNAPSACK_TABLES.values()]
@@ -470,8 +482,17 @@ def _qwyc_jobs(q, available, units, start, light, out):
             for s in q["sensitivity"]
         ]
         sweep_names = tuple(s.name for s in sweeps)
-        timing_cpu = (
-            q["timing"]["runs"] * rows * q["gbt"]["n_estimators"] * units.get("qwyc_timing", d)
+        timing_cpu = (  # every distinct fit is timed
+            qwyc_distinct_fits(QWYC_STAR, q, q["fit_on"])
+            * q["timing"]["runs"]
+            * rows
+            * q["gbt"]["n_estimators"]
+            * units.get("qwyc_timing", d)
+        )
+        refit_cpu = sum(
+            qwyc_refit_work(m, q, rows) * units.get("qwyc_sweep", f"{d}/{qwyc_sweep_unit(m)}")
+            for m in REFIT_METHODS
+            if m in qwyc_method_names(q)
         )
         out += [
             model,
@@ -486,8 +507,17 @@ def _qwyc_jobs(q, available, units, start, light, out):
                 needs=(model.name,) + tuple(f"qwyc_sweep:{d}/{m}" for m in TIMING_METHODS),
                 wildcards=wc,
             ),
+            Job(
+                "qwyc_refits",
+                d,
+                "qwyc",
+                start + refit_cpu,
+                needs=(model.name,)
+                + tuple(f"qwyc_sweep:{d}/{m}" for m in REFIT_METHODS if m in qwyc_method_names(q)),
+                wildcards=wc,
+            ),
         ]
-        finals += [f"qwyc_figure:{d}", f"qwyc_timing:{d}"]
+        finals += [f"qwyc_figure:{d}", f"qwyc_timing:{d}", f"qwyc_refits:{d}"]
         if q["sensitivity"]:
             out.append(
                 Job(

@@ -52,13 +52,20 @@ rule jab_claims:
 
 
 rule qwyc_claims:
-    """Verdicts on the QWYC claims from each data set's Figure 1, smaller-ensemble, timing and
-    sensitivity tables."""
+    """Verdicts on the QWYC claims from each data set's per-test-row tables, bootstrap refits,
+    timing runs and sensitivity settings."""
     input:
-        points=[f"{QR}/{d}/figure1.csv" for d in QWYC_DATASETS],
-        smaller=[f"{QR}/{d}/smaller_ensembles.csv" for d in QWYC_DATASETS],
+        rows=[
+            f"{QR}/{d}/rows/{m}.parquet"
+            for d in QWYC_DATASETS
+            for m in QWYC_METHODS + [names.SMALLER_SAME_LR]
+        ],
+        refits=[f"{QR}/{d}/refits.csv" for d in QWYC_DATASETS],
         timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
-        sensitivity=[f"{QR}/{d}/sensitivity_{s}.csv" for d in QWYC_DATASETS for s in QWYC_SENS],
+        timing_runs=[f"{QR}/{d}/timing_runs.csv" for d in QWYC_DATASETS],
+        sensitivity=[
+            f"{QR}/{d}/rows/sensitivity_{s}.parquet" for d in QWYC_DATASETS for s in QWYC_SENS
+        ],
     output:
         paper_claims_csv("qwyc"),
     log:
@@ -67,7 +74,7 @@ rule qwyc_claims:
         ENV
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=2000,
         runtime=5,
     params:
         cfg=rule_params("qwyc_claims"),

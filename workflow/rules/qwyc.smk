@@ -3,8 +3,10 @@
 # ensemble_repro.experiments.qwyc; figures / tables: ensemble_repro.experiments.qwyc_report.
 # Jobs per data set: 1 model job (per carve-out of qwyc.n_splits: learning-rate search; the GBT
 # of every rate refitted on all training rows), 1 sweep job per method (all splits, alphas /
-# gammas / random seeds inside, group "qwyc_grid"), 1 figure job, 1 timing job (split 0); then
-# 1 paper-vs-ours job. About 12 jobs per data set.
+# gammas / random seeds inside, group "qwyc_grid"; each also keeps the per-test-row outcomes of
+# the main fit), 1 figure job, 1 refit job (qwyc.n_refits bootstrap refits of ordering and
+# thresholds, the GBT held fixed), 1 timing job (every distinct fit); then 1 paper-vs-ours job.
+# About 13 jobs per data set.
 # Resources: from results/benchmarks/qwyc/*.tsv of the quick config (T = 500, Adult and Nomao)
 # on the shared 2-core box at load ~6 (wall times ~3-4x the CPU times): max_rss of the model job
 # 0.47 GB (Adult) / 0.48 GB (Nomao; its 3 depth-9 GBTs train in ~10-17 s each, the job takes
@@ -39,7 +41,14 @@ QWYC_TARGETS = (
     + [
         f"{QR}/{d}/{name}"
         for d in QWYC_DATASETS
-        for name in ("figure1.pdf", "figure1.png", "figure1.csv", "timing.csv", "timing.md")
+        for name in (
+            "figure1.pdf",
+            "figure1.png",
+            "figure1.csv",
+            "timing.csv",
+            "timing.md",
+            "refits.csv",
+        )
         + (("sensitivity.pdf", "sensitivity.png") if QWYC_SENS else ())
         + tuple(f"sensitivity_{s}.csv" for s in QWYC_SENS)
     ]
@@ -88,7 +97,8 @@ rule qwyc_sweep:
     input:
         arrays=f"{QR}/{{qwyc_data}}/model.npz",
     output:
-        f"{QR}/{{qwyc_data}}/sweeps/{{qwyc_method}}.csv",
+        csv=f"{QR}/{{qwyc_data}}/sweeps/{{qwyc_method}}.csv",
+        rows=f"{QR}/{{qwyc_data}}/rows/{{qwyc_method}}.parquet",
     log:
         "results/logs/qwyc/sweep/{qwyc_data}_{qwyc_method}.log",
     benchmark:
@@ -151,6 +161,7 @@ rule qwyc_sensitivity:
     output:
         csv=f"{QR}/{{qwyc_data}}/sensitivity_{{qwyc_setting}}.csv",
         md=f"{QR}/{{qwyc_data}}/sensitivity_{{qwyc_setting}}.md",
+        rows=f"{QR}/{{qwyc_data}}/rows/sensitivity_{{qwyc_setting}}.parquet",
     log:
         "results/logs/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.log",
     benchmark:
@@ -218,6 +229,8 @@ rule qwyc_timing:
     output:
         csv=f"{QR}/{{qwyc_data}}/timing.csv",  # in the report as HTML (table_html)
         md=f"{QR}/{{qwyc_data}}/timing.md",
+        runs=f"{QR}/{{qwyc_data}}/timing_runs.csv",
+        runs_md=f"{QR}/{{qwyc_data}}/timing_runs.md",
     log:
         "results/logs/qwyc/timing/{qwyc_data}.log",
     benchmark:
@@ -227,11 +240,42 @@ rule qwyc_timing:
     threads: 1  # one core: per-example times of the three methods are measured side by side
     resources:
         mem_mb=2500,
-        runtime=10,  # 100 passes at paper scale: ~2.5 min at load ~6
+        runtime=10 * len(QWYC["gbt"]["learning_rates"]),  # per distinct fit: 100 passes at
+        # paper scale, ~2.5 min at load ~6
     params:
         cfg=rule_params("qwyc_timing"),
     script:
         "../scripts/qwyc_timing.py"
+
+
+rule qwyc_refits:
+    """Bootstrap refits of QWYC*, natural-order Algorithm 2 and Fan* on the main fit's fitting
+    rows (the GBT held fixed), each evaluated on the test rows; the main fit's smaller GBTs per
+    test row."""
+    input:
+        arrays=f"{QR}/{{qwyc_data}}/model.npz",
+        sweeps=[
+            f"{QR}/{{qwyc_data}}/sweeps/{m}.csv" for m in names.REFIT_METHODS if m in QWYC_METHODS
+        ],
+        meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
+    output:
+        csv=f"{QR}/{{qwyc_data}}/refits.csv",
+        md=f"{QR}/{{qwyc_data}}/refits.md",
+        smaller_rows=f"{QR}/{{qwyc_data}}/rows/smaller_same_lr.parquet",
+    log:
+        "results/logs/qwyc/refits/{qwyc_data}.log",
+    benchmark:
+        names.BENCHMARKS["qwyc_refits"]
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=QWYC_MEM_MB,
+        runtime=5 + QWYC["n_refits"] * 5,  # per refit ~30 s CPU at quick scale (x3-4 under load)
+    params:
+        cfg=rule_params("qwyc_refits"),
+    script:
+        "../scripts/qwyc_refits.py"
 
 
 rule qwyc_paper_vs_ours:

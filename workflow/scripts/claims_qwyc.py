@@ -8,9 +8,10 @@ from ensemble_repro.claims.build import write_qwyc_claims  # noqa: E402
 
 i = snakemake.input
 write_qwyc_claims(
-    i.points,
-    i.smaller,
+    i.rows,
+    i.refits,
     i.timing,
+    i.timing_runs,
     i.sensitivity,
     snakemake.output[0],
     qwyc_cfg=snakemake.params.cfg["qwyc"],

@@ -1,17 +1,23 @@
-# QWYC*, natural order and Fan* refitted with one [I] switch changed (e.g. fit_on: validation).
+# QWYC*, natural order and Fan* refitted with one [I] switch changed (e.g. fit_on: validation),
+# with the per-test-row outcomes of the setting's main fit.
+import pandas as pd
+
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
 from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
+from ensemble_repro.io import write_parquet  # noqa: E402
 
 wc, out, cfg = snakemake.wildcards, snakemake.output, snakemake.params.cfg
+per_row = []
 df = qwyc.sensitivity_job(
     qwyc.load_arrays(snakemake.input.arrays),
     wc.qwyc_data,
     wc.qwyc_setting,
     cfg["qwyc"],
     cfg["seed"],
+    per_row,
 )
 provenance = {**cfg, "qwyc": qwyc.sensitivity_config(cfg["qwyc"], wc.qwyc_setting)}
 qwyc_report.write_table(
@@ -22,3 +28,4 @@ qwyc_report.write_table(
     provenance,
     snakemake.input.meta,
 )
+write_parquet(pd.concat(per_row, ignore_index=True), out.rows)

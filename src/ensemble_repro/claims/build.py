@@ -77,31 +77,41 @@ def write_jab_claims(
 
 
 def write_qwyc_claims(
-    points: Sequence[PathLike],
-    smaller: Sequence[PathLike],
+    rows: Sequence[PathLike],
+    refits: Sequence[PathLike],
     timing: Sequence[PathLike],
-    sensitivity: Sequence[PathLike],
+    timing_runs: Sequence[PathLike],
+    sensitivity_rows: Sequence[PathLike],
     out: PathLike,
     *,
     qwyc_cfg: Mapping,
     config_files: Iterable[str],
 ) -> None:
-    """``results/qwyc/claims.csv`` from each data set's figure1, smaller_ensembles, timing and
-    sensitivity_<setting> tables."""
+    """``results/qwyc/claims.csv`` from each data set's per-test-row tables of the main fit
+    (``rows/<method>.parquet``, the smaller GBTs' included), bootstrap refits, timing tables and
+    the sensitivity settings' per-row tables (``rows/sensitivity_<setting>.parquet``)."""
+    main: dict[str, list[pd.DataFrame]] = {}
     sens: dict[str, dict[str, pd.DataFrame]] = {}
-    for p in sensitivity:
+    for p in rows:
+        main.setdefault(Path(p).parent.parent.name, []).append(pd.read_parquet(p))
+    for p in sensitivity_rows:
         setting = Path(p).stem.removeprefix("sensitivity_")
-        sens.setdefault(Path(p).parent.name, {})[setting] = _read(p)
-    rows = qwyc.evaluate(
-        _by_dataset(points),
-        _by_dataset(smaller),
+        sens.setdefault(Path(p).parent.parent.name, {})[setting] = pd.read_parquet(p)
+    rows_by_ds = {
+        ds: pd.concat([f.assign(method=f["method"].astype(str)) for f in fs], ignore_index=True)
+        for ds, fs in main.items()
+    }
+    out_rows = qwyc.evaluate(
+        rows_by_ds,
+        _by_dataset(refits),
         _by_dataset(timing),
+        _by_dataset(timing_runs),
         sens,
         datasets=qwyc_cfg["datasets"],
         n_trees=qwyc_cfg["gbt"]["n_estimators"],
         target_differences=qwyc_cfg["timing"]["target_differences"],
     )
-    _write(rows, out, config_files)
+    _write(out_rows, out, config_files)
 
 
 def write_knapsack_claims(

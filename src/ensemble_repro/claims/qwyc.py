@@ -1,177 +1,662 @@
-"""Verdicts on the QWYC claims (Wang, Gupta & You 2018) from results/qwyc/<data>/*.csv.
+"""Verdicts on the QWYC claims (Wang, Gupta & You 2018) from results/qwyc/<data>/.
 
-Every claim is a criterion checked per carve-out (split); the verdict is the share of splits
-meeting it with its Wilson interval (``registry._QWYC_SPLIT``). Tables without a ``split``
-column hold one split, which gives at most ``partly reproduced``.
+The GBT is deterministic under the paper's protocol (``fit_on: train_full``), so what varies is:
+
+* the held-out **test rows**: per-row outcomes of every operating point of the main fit
+  (``rows/<method>.parquet``: differs from the full ensemble, correct, models evaluated) give
+  binomial intervals on difference rates, paired intervals between methods on the same rows
+  (the Wald form of McNemar's test for 0/1 outcomes) and t intervals on models per row;
+* the **fitting rows** the ordering and thresholds are fitted on (where the over-fit of
+  Algorithm 2's thresholds comes from): ``qwyc.n_refits`` bootstrap refits with the GBT held
+  fixed (``refits.csv``), the replicates of the claims about the fitting procedure;
+* the **timing runs** (``timing_runs.csv``), paired across methods within a run.
+
+The learning rate is a sensitivity setting, not a replicate. The rules are stated in the
+registry (``registry.CLAIMS``) with the margins of :mod:`.margins`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..experiments.names import CROSSFIT
+from ..experiments.names import (
+    CROSSFIT,
+    FAN_STAR,
+    QWYC_STAR,
+    REFIT_METHODS,
+    SMALLER_SAME_LR,
+    setting_affects,
+)
 from ..experiments.qwyc import LABELS
-from ..experiments.qwyc_report import frontier, with_unaffected
-from .rules import LEVEL, REPRODUCED, band_verdict, repeats_needed, robust_to, wilson
+from .margins import (
+    QWYC_COMPARE_PCT,
+    QWYC_FAITHFUL_PCT,
+    QWYC_FASTER_THAN,
+    QWYC_MANY_SHARE,
+    QWYC_MATCH_FACTOR,
+    QWYC_MIN_SPEEDUP,
+    QWYC_POINT_SHARE,
+)
+from .rules import (
+    INCONCLUSIVE,
+    LEVEL,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    PARTLY,
+    REPRODUCED,
+    Interval,
+    combine_parts,
+    one_sided,
+    paired_log_ratio,
+    repeats_needed,
+    robust_to,
+    t_interval,
+    wilson,
+)
 from .table import claim_row, untestable
 
-#: Test-difference level (%) of the 2x-4x claim: the paper's ~0.5% operating point.
-FAITHFUL_PCT = 0.5
-#: QWYC*'s timing point counts as matched when within this factor of the target level.
-MATCH_FACTOR = 1.5
-QWYC_STAR, FAN_STAR = "qwyc_joint", "fan_individual_mse"
+#: Methods that are not a pre-selected ordering of the paper (never a rival of QWYC*).
+NOT_RIVALS = (QWYC_STAR, CROSSFIT, SMALLER_SAME_LR)
+#: Claims judged per data set, in registry order.
+CLAIM_IDS = (
+    "qwyc.fewer_models",
+    "qwyc.beats_fixed_orders",
+    "qwyc.fan_below_smaller",
+    "qwyc.faster_than_fan",
+    "qwyc.fan_vs_algorithm2",
+    "qwyc.more_accurate_than_fan",
+)
+_EPS = 1e-9
 
-Check = Callable[[pd.DataFrame], "tuple[bool, str] | None"]
+
+@dataclass(frozen=True)
+class Finding:
+    """A claim's verdict on one data set with the interval it rests on."""
+
+    verdict: str
+    ours: str
+    interval: Interval | str = ""
+    effect: Interval | None = None
+    band: tuple[float, float] | None = None
+    repeats_needed: str = ""
+    n_repeats: int = 0
 
 
-def _splits(df: pd.DataFrame) -> list[pd.DataFrame]:
-    """One frame per independent split. Under ``fit_on: train_full`` splits that chose the
-    same learning rate share one GBT and one fit (the GBT draws no rows), so they count once:
-    repeating a deterministic fit is not a repeat."""
-    if "split" not in df:
-        return [df]
-    frames = [g for _, g in df.groupby("split", sort=True)]
-    if "fit_on" not in df or "learning_rate" not in df or set(df["fit_on"]) != {"train_full"}:
-        return frames
-    seen, out = set(), []
-    for g in frames:
-        key = tuple(sorted(g["learning_rate"].unique()))
-        if key not in seen:
-            seen.add(key)
-            out.append(g)
+# ------------------------------------------------------------------ reading the per-row table
+def points(rows: pd.DataFrame) -> pd.DataFrame:
+    """Operating points of a per-row table (:func:`ensemble_repro.experiments.qwyc.row_frame`):
+    per (method, value) the test rows ``n``, the % test differences, the accuracy and the mean
+    # models evaluated (means over random repetitions).
+
+    Examples
+    --------
+    >>> from ensemble_repro.experiments.qwyc import row_frame
+    >>> r = row_frame(0, 0.1, "qwyc_joint", 0.0, 0, np.array([1, 0, 1, 1], bool),
+    ...               np.array([1, 2, 3, 4]), np.ones(4, bool), np.ones(4))
+    >>> points(r)[["method", "n", "differences_pct", "models"]].to_numpy().tolist()
+    [['qwyc_joint', 4, 25.0, 2.5]]
+    """
+    r = rows.assign(method=rows["method"].astype(str))
+    per_rep = (
+        r.groupby(["method", "value", "repetition"], sort=False)
+        .agg(
+            n=("differs", "size"),
+            differences=("differs", "sum"),
+            correct=("correct", "sum"),
+            models=("n_evaluated", "mean"),
+        )
+        .reset_index()
+    )
+    out = per_rep.groupby(["method", "value"], sort=False)[
+        ["n", "differences", "correct", "models"]
+    ].mean()
+    out = out.reset_index()
+    out["n"] = out["n"].astype(int)
+    out["differences_pct"] = 100 * out["differences"] / out["n"]
+    out["accuracy"] = out["correct"] / out["n"]
     return out
 
 
-def fewer_models(points: pd.DataFrame, n_trees: int) -> tuple[bool, str] | None:
-    """QWYC* reaches <= 0.5% test differences with at most T / 2 mean models."""
-    nq = frontier(points, QWYC_STAR, FAITHFUL_PCT)
-    if math.isnan(nq):
-        return False, f"no QWYC* point at <= {FAITHFUL_PCT}% test differences"
-    return n_trees / nq >= 2, f"{n_trees / nq:.2f}x fewer models ({nq:.1f} of {n_trees})"
+def frontier(pts: pd.DataFrame, method: str, target_pct: float) -> pd.Series | None:
+    """The method's point with the fewest mean models among those with test differences at
+    most ``target_pct`` (None when it has none)."""
+    p = pts[(pts["method"] == method) & (pts["differences_pct"] <= target_pct + _EPS)]
+    return None if p.empty else p.sort_values(["models", "value"]).iloc[0]
 
 
-def beats_fixed_orders(points: pd.DataFrame, targets: Sequence[float]) -> tuple[bool, str] | None:
-    """At each target level some method reaches, QWYC* reaches it with the fewest models."""
-    ok, parts = [], []
-    # the cross-fitted QWYC* is an extension beyond the paper, not a pre-selected ordering
-    others = [m for m in points["method"].unique() if m not in (QWYC_STAR, CROSSFIT)]
+def lowest(pts: pd.DataFrame, method: str) -> pd.Series | None:
+    """The method's point with the lowest test differences (then fewest models)."""
+    p = pts[pts["method"] == method]
+    return None if p.empty else p.sort_values(["differences_pct", "models"]).iloc[0]
+
+
+class RowTable:
+    """A per-row table indexed once: its operating points (:func:`points`) and the per-row
+    vectors of each (method, value)."""
+
+    def __init__(self, rows: pd.DataFrame):
+        self.rows = rows.assign(method=rows["method"].astype(str))
+        self.points = points(self.rows)
+        self._groups = dict(list(self.rows.groupby(["method", "value"], sort=False)))
+
+    def vector(self, method: str, value: float, column: str) -> np.ndarray:
+        """Per-test-row values of one operating point, in test-row order (means over random
+        repetitions)."""
+        g = self._groups[(method, np.float32(value))]
+        return g.groupby("row", sort=True)[column].mean().to_numpy(float)
+
+
+def table(rows) -> RowTable:
+    """``rows`` as a :class:`RowTable` (unchanged when it already is one)."""
+    return rows if isinstance(rows, RowTable) else RowTable(rows)
+
+
+def vector(rows, method: str, value: float, column: str) -> np.ndarray:
+    """Per-test-row values of one operating point, in test-row order (means over random
+    repetitions)."""
+    return table(rows).vector(method, value, column)
+
+
+def _paired(rows, a, b, column: str, scale: float = 1.0) -> Interval:
+    """Mean over test rows of (a - b) per row with its t interval (``a``, ``b``: (method,
+    value) pairs; 0/1 columns give the Wald interval of a paired difference of proportions,
+    the interval form of McNemar's test)."""
+    t = table(rows)
+    return t_interval(scale * (t.vector(*a, column) - t.vector(*b, column)))
+
+
+# ------------------------------------------------------------------ the refits
+def one_fit_interval(test: Interval, refit_values, level: float = LEVEL) -> Interval:
+    """A test statistic of the main fit with both sources of its variation: the test rows
+    (``test``, its interval over the test rows) and the rows it was fitted on (the spread of
+    the same statistic over bootstrap refits with the GBT held fixed). Each side's half-width
+    is the root sum of squares of the test-row half-width and t_{R-1} x the refits' sd.
+
+    The refits' mean is not used: a bootstrap resample holds about 63% distinct rows, and the
+    thresholds' over-fit grows as the fitting rows shrink, so refits lean towards more
+    differences than the fit on all rows; their spread is the fit-to-fit variation. The
+    interval does not narrow with more refits beyond the t quantile: one fit is one draw.
+
+    Parameters
+    ----------
+    test : Interval
+        The main fit's estimate with its test-row interval.
+    refit_values : sequence of float
+        The statistic on each refit (same units).
+    level : float
+        Two-sided confidence level.
+
+    Returns
+    -------
+    Interval
+        ``n`` = refits; the test-row interval itself with fewer than 2 refits.
+
+    Examples
+    --------
+    >>> one_fit_interval(Interval(0.4, 0.3, 0.5, "Wilson 95%", 1000), [0.5, 0.5]).text(".2f")
+    '0.40 [0.30, 0.50] (test rows + 2 refits, n = 2)'
+    """
+    v = np.asarray(refit_values, float)
+    if v.size < 2:
+        return test
+    spread = stats.t.ppf(0.5 + level / 2, v.size - 1) * float(v.std(ddof=1))
+    iv = _widen(test, spread)
+    return Interval(iv.estimate, iv.low, iv.high, f"test rows + {v.size} refits", int(v.size))
+
+
+def _widen(test: Interval, spread: float, shrink: float = 1.0) -> Interval:
+    lo = test.estimate - math.hypot((test.estimate - test.low) * shrink, spread)
+    hi = test.estimate + math.hypot((test.high - test.estimate) * shrink, spread)
+    return Interval(test.estimate, lo, hi, test.method, test.n)
+
+
+def one_fit_needed(test: Interval, refit_values, *, low=None, high=None) -> str:
+    """What would decide :func:`one_fit_interval` against the bound (``low``: "at least",
+    ``high``: "at most") at the observed spreads: more refits (a smaller t quantile on their
+    sd), else more test rows (the test-row half-width shrinking as 1 / sqrt(rows)) with 10x the
+    refits; else "more than 10x this scale" (the fit-to-fit spread alone spans the bound).
+
+    Examples
+    --------
+    >>> one_fit_needed(Interval(0.4, 0.3, 0.48, "Wilson", 1000), [0.40, 0.41], high=0.5)
+    'about 3 refits'
+    >>> one_fit_needed(Interval(0.4, 0.3, 0.52, "Wilson", 1000), [], high=0.5)
+    'about 2x the test rows (2000 rows)'
+    """
+    v = np.asarray(refit_values, float)
+    sd = float(v.std(ddof=1)) if v.size >= 2 else 0.0
+    q = lambda k: stats.t.ppf(0.5 + LEVEL / 2, k - 1)  # noqa: E731
+    if v.size >= 2:
+        for k in range(v.size + 1, 10 * v.size + 1):
+            if one_sided(_widen(test, q(k) * sd), low=low, high=high) != INCONCLUSIVE:
+                return f"about {k} refits"
+    spread = q(10 * v.size) * sd if v.size >= 2 else 0.0
+    for scale in range(2, 11):
+        iv = _widen(test, spread, 1 / math.sqrt(scale))
+        if one_sided(iv, low=low, high=high) != INCONCLUSIVE:
+            return f"about {scale}x the test rows ({scale * test.n} rows)"
+    return "more than 10x this scale"
+
+
+def _refit_values(refits, method, value, column) -> np.ndarray:
+    if refits is None or refits.empty:
+        return np.array([])
+    r = refits[(refits["method"] == method) & np.isclose(refits["value"], float(value))]
+    return r.sort_values("refit")[column].to_numpy(float)
+
+
+# ------------------------------------------------------------------ the rules
+def fewer_models(rows: pd.DataFrame, refits: pd.DataFrame | None, n_trees: int) -> Finding:
+    """QWYC* at <= ``QWYC_FAITHFUL_PCT``% test differences with >= ``QWYC_MIN_SPEEDUP``x fewer
+    models than T (the abstract's "2x-4x ... classifying faithfully").
+
+    The operating point is QWYC*'s alpha with the fewest models among those at <= the level
+    on the main fit's test rows (else its lowest-differences alpha). Two one-sided parts:
+    differences at most the level, T / models at least the factor, each on the mean over the
+    bootstrap refits at that alpha with the test rows' variance added
+    (:func:`procedure_interval`); without refits, on the test rows of the main fit alone
+    (Wilson; t over rows). Parts combined by ``combine_parts``.
+    """
+    rows = table(rows)
+    pts = rows.points
+    pt = frontier(pts, QWYC_STAR, QWYC_FAITHFUL_PCT)
+    if pt is None:
+        pt = lowest(pts, QWYC_STAR)
+    if pt is None:
+        return Finding(NOT_TESTABLE, "no QWYC* point")
+    n, alpha = int(pt["n"]), float(pt["value"])
+    w = wilson(int(round(pt["differences"])), n)
+    test_d = Interval(100 * w.estimate, 100 * w.low, 100 * w.high, w.method, n)
+    m_t = t_interval(vector(rows, QWYC_STAR, alpha, "n_evaluated"))
+    diff_r = 100 * _refit_values(refits, QWYC_STAR, alpha, "test_differences") / n
+    models_r = _refit_values(refits, QWYC_STAR, alpha, "test_mean_evaluated")
+    d_iv = one_fit_interval(test_d, diff_r)
+    m_iv = one_fit_interval(m_t, models_r)
+    ratio = Interval(
+        n_trees / m_iv.estimate,
+        n_trees / m_iv.high,
+        n_trees / m_iv.low if m_iv.low > 0 else math.inf,
+        m_iv.method,
+        m_iv.n,
+    )
+    need_d = one_fit_needed(test_d, diff_r, high=QWYC_FAITHFUL_PCT)
+    need_m = one_fit_needed(m_t, models_r, high=n_trees / QWYC_MIN_SPEEDUP)
+    if diff_r.size >= 2:
+        fits = (
+            f"main fit, test rows + spread over {diff_r.size} bootstrap refits (GBT fixed; "
+            f"refits' mean {diff_r.mean():.3g}% differences, sd {diff_r.std(ddof=1):.2g} pt)"
+        )
+    else:
+        fits = "main fit, test rows only (no refits)"
+    v_d = one_sided(d_iv, high=QWYC_FAITHFUL_PCT)
+    v_m = one_sided(ratio, low=QWYC_MIN_SPEEDUP)
+    verdict = combine_parts([v_d, v_m])
+    need = "; ".join(
+        f"{what}: {txt}"
+        for what, v, txt in (("differences", v_d, need_d), ("models", v_m, need_m))
+        if v == INCONCLUSIVE
+    )
+    ours = (
+        f"QWYC* at alpha = {alpha:g} ({fits}): test differences {d_iv.text('.3g')} % "
+        f"(<= {QWYC_FAITHFUL_PCT}%: {v_d}; test rows alone {test_d.text('.3g')}); T / models "
+        f"{ratio.text('.3g')} (>= {QWYC_MIN_SPEEDUP:g}x: {v_m})"
+    )
+    return Finding(verdict, ours, d_iv, d_iv, (0.0, QWYC_FAITHFUL_PCT), need, d_iv.n)
+
+
+def _models_ratio(rows, a, b) -> tuple[str, Interval, Interval]:
+    """Paired test over test rows that ``b`` (a rival) evaluates more models than ``a``:
+    verdict of "mean models of b - a > 0", the difference interval and the ratio b / a."""
+    d = _paired(rows, b, a, "n_evaluated")
+    ma = float(vector(rows, *a, "n_evaluated").mean())
+    ratio = Interval(1 + d.estimate / ma, 1 + d.low / ma, 1 + d.high / ma, d.method, d.n)
+    return one_sided(d, low=0.0), d, ratio
+
+
+def beats_fixed_orders(
+    rows: pd.DataFrame, refits: pd.DataFrame | None, targets: Sequence[float]
+) -> Finding:
+    """At every target level (% test differences), QWYC* reaches it with fewer mean models than
+    the best pre-selected ordering (Algorithm 2 or Fan) reaching it.
+
+    Per level: each method's point with the fewest models at <= the level on the main fit; a
+    paired t interval over test rows on models per row (rival - QWYC*), one-sided above 0; when
+    the rival is also refitted (``REFIT_METHODS``), a paired log-ratio t interval over the
+    refits at the same parameter values, one-sided above 1. A level QWYC* cannot reach fails
+    when its lowest-differences point's Wilson interval lies above the level. Parts (tests and
+    levels) combined by ``combine_parts``.
+    """
+    rows = table(rows)
+    pts = rows.points
+    rivals = [m for m in pts["method"].unique() if m not in NOT_RIVALS]
+    parts, texts, needs = [], [], []
+    effect = None
     for target in targets:
-        nq = frontier(points, QWYC_STAR, target)
-        rivals = {m: frontier(points, m, target) for m in others}
-        reached = {m: v for m, v in rivals.items() if not math.isnan(v)}
-        if math.isnan(nq) and not reached:
+        q = frontier(pts, QWYC_STAR, target)
+        reach = {m: frontier(pts, m, target) for m in rivals}
+        reach = {m: p for m, p in reach.items() if p is not None}
+        if q is None and not reach:
             continue
-        best = min(reached, key=reached.get) if reached else None
-        win = not math.isnan(nq) and all(nq < v for v in reached.values())
-        ok.append(win)
-        parts.append(
-            f"<= {target:g}%: QWYC* {nq:.1f} vs best other "
-            + (f"{LABELS[best]} {reached[best]:.1f}" if best else "none")
+        if q is None:
+            lo = lowest(pts, QWYC_STAR)
+            w = wilson(int(round(lo["differences"])), int(lo["n"]))
+            iv = Interval(100 * w.estimate, 100 * w.low, 100 * w.high, w.method, w.n)
+            v = NOT_REPRODUCED if iv.low > target else INCONCLUSIVE
+            parts.append(v)
+            if v == INCONCLUSIVE:
+                needs.append(f"<= {target:g}%: {repeats_needed(iv, high=target, unit='test rows')}")
+            texts.append(
+                f"<= {target:g}%: QWYC* reaches no point (lowest {iv.text('.3g')} %), "
+                f"{len(reach)} other method(s) do: {v}"
+            )
+            continue
+        if not reach:
+            parts.append(REPRODUCED)
+            texts.append(f"<= {target:g}%: only QWYC* reaches it ({q['models']:.1f} models)")
+            continue
+        best = min(reach, key=lambda m: reach[m]["models"])
+        b = reach[best]
+        v_rows, d, ratio = _models_ratio(rows, (QWYC_STAR, q["value"]), (best, b["value"]))
+        effect = effect or ratio
+        tests = [v_rows]
+        text = (
+            f"<= {target:g}%: QWYC* {q['models']:.1f} models (alpha {q['value']:g}) vs best "
+            f"other {LABELS[best]} {b['models']:.1f}; rival / QWYC* over test rows "
+            f"{ratio.text('.3g')}: {v_rows}"
         )
-    if not ok:
-        return None
-    return all(ok), "; ".join(parts)
+        if v_rows == INCONCLUSIVE:
+            needs.append(
+                f"<= {target:g}% (test rows): {repeats_needed(d, low=0.0, unit='test rows')}"
+            )
+        if best in REFIT_METHODS:
+            qr = _refit_values(refits, QWYC_STAR, q["value"], "test_mean_evaluated")
+            br = _refit_values(refits, best, b["value"], "test_mean_evaluated")
+            if qr.size >= 2 and qr.size == br.size:
+                r_iv = paired_log_ratio(br, qr)
+                v_ref = one_sided(r_iv, low=1.0)
+                tests.append(v_ref)
+                text += f"; over {qr.size} refits {r_iv.text('.3g')}: {v_ref}"
+                if v_ref == INCONCLUSIVE:
+                    needs.append(f"<= {target:g}% (refits): {repeats_needed(r_iv, low=1.0)}")
+        parts.append(combine_parts(tests))
+        texts.append(text)
+    if not parts:
+        return Finding(NOT_TESTABLE, "no method reaches any target level")
+    verdict = combine_parts(parts)
+    return Finding(
+        verdict,
+        "; ".join(texts),
+        effect or "",
+        effect,
+        (1.0, math.inf),
+        "; ".join(needs) if verdict == INCONCLUSIVE else "",
+        effect.n if effect else 0,
+    )
 
 
-def fan_below_smaller(points: pd.DataFrame, smaller: pd.DataFrame) -> tuple[bool, str] | None:
-    """More than half the Fan* points are worse than smaller GBTs on accuracy AND differences."""
-    s = smaller[smaller["method"] == "smaller_same_lr"]
-    f = points[points["method"] == FAN_STAR]
-    if "split" in s and "split" in f and len(f):  # the smaller GBTs of the same split
-        s = s[s["split"] == f["split"].iloc[0]]
-    s = s.sort_values("n_trees")
-    if not len(s) or not len(f):
-        return None
-    x = f["test_mean_evaluated"].to_numpy()
-    acc = int(
-        np.sum(f["test_accuracy"].to_numpy() < np.interp(x, s["n_trees"], s["test_accuracy"]))
+def fan_below_smaller(rows: pd.DataFrame) -> Finding:
+    """Fan* worse than the smaller GBTs "in terms of accuracy and classification differences".
+
+    For each Fan* point with m mean models: it **holds** when Fan* is decisively worse on both
+    (paired t intervals over test rows: more differences, lower accuracy) than the largest
+    smaller GBT with at most m trees; it **fails** when Fan* is decisively better on either
+    than the smallest smaller GBT with at least m trees; else undecided. The claim is
+    reproduced when more than ``QWYC_POINT_SHARE`` of the points hold, not reproduced when
+    more than that share fail, partly when the rest are decided, else inconclusive.
+    """
+    rows = table(rows)
+    pts = rows.points
+    small = pts[pts["method"] == SMALLER_SAME_LR].sort_values("value")
+    fan = pts[pts["method"] == FAN_STAR].sort_values("value")
+    if small.empty or fan.empty:
+        return Finding(NOT_TESTABLE, "no Fan* or smaller-GBT rows")
+    sizes = small["value"].to_numpy(float)
+    holds = fails = 0
+    shown, lines = None, []
+    show_at = frontier(pts, FAN_STAR, QWYC_COMPARE_PCT)
+    for f in fan.itertuples():
+        m = f.models
+        lo = sizes[sizes <= m + _EPS]
+        hi = sizes[sizes >= m - _EPS]
+        fk = (FAN_STAR, f.value)
+        worse = better = False
+        if lo.size:
+            t = lo.max()
+            dd = _paired(rows, fk, (SMALLER_SAME_LR, t), "differs", 100)
+            da = _paired(rows, fk, (SMALLER_SAME_LR, t), "correct", 100)
+            worse = dd.low > 0 and da.high < 0
+        if hi.size:
+            t = hi.min()
+            dd = _paired(rows, fk, (SMALLER_SAME_LR, t), "differs", 100)
+            da = _paired(rows, fk, (SMALLER_SAME_LR, t), "correct", 100)
+            better = dd.high < 0 or da.low > 0
+            if show_at is not None and f.value == show_at["value"]:
+                shown = dd
+            lines.append(
+                f"gamma {f.value:g} ({m:.0f} models) vs {t:.0f} trees: differences "
+                f"{dd.estimate:+.2f} [{dd.low:+.2f}, {dd.high:+.2f}] pt, accuracy "
+                f"{da.estimate:+.2f} [{da.low:+.2f}, {da.high:+.2f}] pt"
+            )
+        holds += worse
+        fails += better and not worse
+    n = len(fan)
+    if holds > QWYC_POINT_SHARE * n:
+        verdict = REPRODUCED
+    elif fails > QWYC_POINT_SHARE * n:
+        verdict = NOT_REPRODUCED
+    elif holds + fails == n:
+        verdict = PARTLY
+    else:
+        verdict = INCONCLUSIVE
+    head = (
+        f"Fan* decisively worse than a smaller GBT with no more trees on both measures at "
+        f"{holds} of {n} points, decisively better than one with no fewer trees at {fails} "
+        "(paired over test rows; Fan* - smaller GBT)"
     )
-    diff = int(
-        np.sum(
-            f["test_differences_pct"].to_numpy()
-            > np.interp(x, s["n_trees"], s["test_differences_pct"])
-        )
+    if verdict == NOT_REPRODUCED:
+        head += "; a finding against the paper's statement"
+    iv = shown if shown is not None else ""
+    need = (
+        "more test rows than the data set has (undecided points straddle 0)"
+        if verdict == INCONCLUSIVE
+        else ""
     )
-    half = len(f) / 2
-    return (
-        acc > half and diff > half,
-        (
-            f"Fan* worse on accuracy at {acc} of {len(f)} points, on differences at {diff} of "
-            f"{len(f)}"
-        ),
-    )
+    return Finding(verdict, head + ": " + "; ".join(lines), iv, shown, (0.0, math.inf), need, n)
 
 
 def faster_than_fan(
-    timing: pd.DataFrame, target_pct: float = FAITHFUL_PCT
-) -> tuple[bool, str] | None:
-    """Per-example time Fan* / QWYC* at the target level: delta-method interval over the timing
-    runs above 1, QWYC* within ``MATCH_FACTOR`` of the target."""
+    timing: pd.DataFrame, runs: pd.DataFrame, target_pct: float = QWYC_FAITHFUL_PCT
+) -> Finding:
+    """Per-example time Fan* / QWYC* at the target level: paired log-ratio t interval over the
+    timing runs (the methods take turns within a run), one-sided above ``QWYC_FASTER_THAN``,
+    when QWYC*'s timing point is within ``QWYC_MATCH_FACTOR`` of the level; not reproduced
+    when it is not (QWYC* does not reach the level, so it is not faster there)."""
     at = timing[np.isclose(timing["target_differences_pct"], target_pct)].set_index("method")
+    r = runs[np.isclose(runs["target_differences_pct"], target_pct)]
     if QWYC_STAR not in at.index or FAN_STAR not in at.index:
-        return None
-    q, f = at.loc[QWYC_STAR], at.loc[FAN_STAR]
-    ratio = f.per_example_mean_seconds / q.per_example_mean_seconds
-    runs = int(q.runs)
-    rel = math.hypot(
-        f.per_example_sd_seconds / f.per_example_mean_seconds,
-        q.per_example_sd_seconds / q.per_example_mean_seconds,
-    ) / math.sqrt(runs)
-    half = stats.norm.ppf(0.5 + LEVEL / 2) * ratio * rel
-    matched = q.test_differences_pct <= MATCH_FACTOR * target_pct
-    return (
-        ratio - half > 1 and matched,
-        (
-            f"{ratio:.2f}x [{ratio - half:.2f}, {ratio + half:.2f}] over {runs} timing runs "
-            f"(QWYC* at {q.test_differences_pct:.2f}%, Fan* at {f.test_differences_pct:.2f}% "
-            "differences)"
-        ),
+        return Finding(NOT_TESTABLE, "no timing row at the target level")
+    fan = r[r["method"] == FAN_STAR].sort_values("run")["per_example_seconds"].to_numpy()
+    q = r[r["method"] == QWYC_STAR].sort_values("run")["per_example_seconds"].to_numpy()
+    iv = paired_log_ratio(fan, q)
+    v_speed = one_sided(iv, low=QWYC_FASTER_THAN)
+    qd = float(at.loc[QWYC_STAR, "test_differences_pct"])
+    matched = qd <= QWYC_MATCH_FACTOR * target_pct + _EPS
+    verdict = v_speed if matched else NOT_REPRODUCED
+    ours = (
+        f"Fan* / QWYC* per-example time {iv.text('.3g')} over {iv.n} timing runs: {v_speed}; "
+        f"QWYC* at {qd:.2f}% (matched within {QWYC_MATCH_FACTOR:g}x of {target_pct:g}%: "
+        f"{'yes' if matched else 'no'}), Fan* at "
+        f"{float(at.loc[FAN_STAR, 'test_differences_pct']):.2f}% differences"
     )
+    need = (
+        repeats_needed(iv, low=QWYC_FASTER_THAN, unit="timing runs")
+        if verdict == INCONCLUSIVE
+        else ""
+    )
+    return Finding(verdict, ours, iv, iv, (QWYC_FASTER_THAN, math.inf), need, iv.n)
 
 
-def lowest_differences(points: pd.DataFrame) -> str:
-    """``"; QWYC* at alpha = 0: 0.45 +- 0.12% test differences, <= 0.5% on 4 of 7 splits"``:
-    QWYC*'s lowest reachable test differences, mean +- sd over splits and how often they
-    meet the paper's ~0.5% level."""
-    if "value" not in points:
-        return ""
-    at0 = [
-        g[(g["method"] == QWYC_STAR) & (g["value"] == 0)]["test_differences_pct"]
-        for g in _splits(points)
+def fan_vs_algorithm2(rows: pd.DataFrame, target_pct: float = QWYC_COMPARE_PCT) -> Finding:
+    """ "For many pre-selected orderings, the Fan et al. (2002) early stopping mechanism
+    performed better than ... Algorithm 2": per ordering run with both, each method's point
+    with the fewest models at <= the level; paired t interval over test rows on models per row
+    (Algorithm 2 - Fan): Fan better when it lies above 0, worse when below (a method that alone
+    reaches the level is better). Reproduced when Fan is better on at least
+    ``QWYC_MANY_SHARE`` of the orderings; not reproduced when it is not even counting every
+    undecided ordering; else inconclusive."""
+    rows = table(rows)
+    pts = rows.points
+    methods = set(pts["method"])
+    orders = [
+        m.removeprefix("fan_")
+        for m in sorted(methods)
+        if m.startswith("fan_") and "qwyc_" + m.removeprefix("fan_") in methods
     ]
-    v = np.array([float(x.iloc[0]) for x in at0 if len(x)])
-    if not v.size:
-        return ""
-    sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
-    ok = int(np.sum(v <= FAITHFUL_PCT + 1e-12))
-    return (
-        f"; QWYC* at alpha = 0: {v.mean():.3g} +- {sd:.2g}% test differences, "
-        f"<= {FAITHFUL_PCT}% on {ok} of {v.size} splits"
+    if not orders:
+        return Finding(NOT_TESTABLE, "no ordering run with both Fan and Algorithm 2")
+    better = undecided = 0
+    lines, effect, needs = [], None, []
+    for o in orders:
+        f = frontier(pts, f"fan_{o}", target_pct)
+        a = frontier(pts, f"qwyc_{o}", target_pct)
+        if f is None and a is None:
+            undecided += 1
+            lines.append(f"{o}: neither reaches {target_pct:g}%")
+            continue
+        if a is None or f is None:
+            better += a is None
+            lines.append(f"{o}: only {'Fan' if a is None else 'Algorithm 2'} reaches it")
+            continue
+        v, d, ratio = _models_ratio(rows, (f"fan_{o}", f["value"]), (f"qwyc_{o}", a["value"]))
+        if o == "natural" or effect is None:
+            effect = ratio
+        better += v == REPRODUCED
+        undecided += v == INCONCLUSIVE
+        if v == INCONCLUSIVE:
+            needs.append(f"{o}: {repeats_needed(d, low=0.0, unit='test rows')}")
+        lines.append(
+            f"{o}: Fan {f['models']:.1f} vs Algorithm 2 {a['models']:.1f} models, "
+            f"Algorithm 2 / Fan {ratio.text('.3g')}: Fan "
+            + {REPRODUCED: "better", NOT_REPRODUCED: "worse"}.get(v, "undecided")
+        )
+    n = len(orders)
+    if better >= QWYC_MANY_SHARE * n:
+        verdict = REPRODUCED
+    elif better + undecided < QWYC_MANY_SHARE * n:
+        verdict = NOT_REPRODUCED
+    else:
+        verdict = INCONCLUSIVE
+    ours = f"at <= {target_pct:g}% test differences, Fan better on {better} of {n} orderings: " + (
+        "; ".join(lines)
+    )
+    return Finding(
+        verdict,
+        ours,
+        effect or "",
+        effect,
+        (1.0, math.inf),
+        "; ".join(needs) if verdict == INCONCLUSIVE else "",
+        effect.n if effect else 0,
     )
 
 
-def _over_splits(frames: list[pd.DataFrame], check: Check):
-    results = [r for r in (check(f) for f in frames) if r is not None]
-    if not results:
-        return None
-    k = sum(ok for ok, _ in results)
-    iv = wilson(k, len(results))
-    verdict = band_verdict(iv, low=0.5)
-    detail = "; ".join(
-        f"split {i}: {'meets' if ok else 'fails'} ({d})" for i, (ok, d) in enumerate(results)
+def more_accurate_than_fan(rows: pd.DataFrame, target_pct: float = QWYC_COMPARE_PCT) -> Finding:
+    """The accuracy half of "QWYC* ... was both faster and more accurate than the Fan et al.
+    (2002) early stopping criteria combined with any pre-selected orderings": at matched test
+    differences (each method's point with the fewest models at <= the level; QWYC*'s
+    lowest-differences point when it reaches none), the paired accuracy difference QWYC* - Fan
+    over test rows, one-sided above 0, for every Fan ordering; combined by ``combine_parts``."""
+    rows = table(rows)
+    pts = rows.points
+    q = frontier(pts, QWYC_STAR, target_pct)
+    note = ""
+    if q is None:
+        q = lowest(pts, QWYC_STAR)
+        note = f" (QWYC* reaches no point at <= {target_pct:g}%: its lowest, alpha {q['value']:g})"
+    fans = sorted(m for m in pts["method"].unique() if m.startswith("fan_"))
+    parts, lines, needs, effect = [], [], [], None
+    for m in fans:
+        f = frontier(pts, m, target_pct)
+        if f is None:
+            continue
+        d = _paired(rows, (QWYC_STAR, q["value"]), (m, f["value"]), "correct", 100)
+        v = one_sided(d, low=0.0)
+        if m == FAN_STAR or effect is None:
+            effect = d
+        parts.append(v)
+        if v == INCONCLUSIVE:
+            needs.append(f"{LABELS[m]}: {repeats_needed(d, low=0.0, unit='test rows')}")
+        lines.append(f"vs {LABELS[m]}: {d.text('.3g')} pt: {v}")
+    if not parts:
+        return Finding(NOT_TESTABLE, f"no Fan ordering reaches {target_pct:g}%")
+    verdict = combine_parts(parts)
+    ours = (
+        f"accuracy QWYC* - Fan at <= {target_pct:g}% test differences{note}, paired over test "
+        "rows: " + "; ".join(lines)
     )
-    return verdict, iv, k, len(results), detail
+    return Finding(
+        verdict,
+        ours,
+        effect,
+        effect,
+        (0.0, math.inf),
+        "; ".join(needs) if verdict == INCONCLUSIVE else "",
+        effect.n,
+    )
+
+
+# ------------------------------------------------------------------ all claims
+def _with_unaffected(main: pd.DataFrame, setting_rows: pd.DataFrame, setting: str) -> pd.DataFrame:
+    """A setting's per-row outcomes plus the main fit's rows of the methods it does not affect
+    (e.g. QWYC* under a Fan-score setting), so each claim compares like with like."""
+    method = main["method"].astype(str)
+    keep = method.isin([m for m in method.unique() if not setting_affects(setting, m)])
+    return pd.concat(
+        [
+            main[keep].assign(method=method[keep]),
+            setting_rows.assign(method=setting_rows["method"].astype(str)),
+        ],
+        ignore_index=True,
+    )
+
+
+def _robust(main: str, flips: Mapping[str, str]) -> str:
+    """``robust_to`` over the settings where the claim can be judged; the others are named."""
+    tested = {k: v for k, v in flips.items() if v != NOT_TESTABLE}
+    untested = [k for k in flips if k not in tested]
+    text = robust_to(main, tested)
+    return text + (f"; not testable under: {', '.join(untested)}" if untested else "")
+
+
+def _judge(cid, rows, refits, timing, runs, n_trees, targets, split):
+    if cid == "qwyc.fewer_models":
+        return fewer_models(rows, refits, n_trees)
+    if cid == "qwyc.beats_fixed_orders":
+        return beats_fixed_orders(rows, refits, targets)
+    if cid == "qwyc.fan_below_smaller":
+        return fan_below_smaller(rows)
+    if cid == "qwyc.fan_vs_algorithm2":
+        return fan_vs_algorithm2(rows)
+    if cid == "qwyc.more_accurate_than_fan":
+        return more_accurate_than_fan(rows)
+    if timing is None or runs is None or timing.empty:
+        return Finding(NOT_TESTABLE, "no timing table")
+    t = timing[timing["split"] == split] if "split" in timing else timing
+    r = runs[runs["split"] == split] if "split" in runs else runs
+    return faster_than_fan(t, r)
 
 
 def evaluate(
-    points: Mapping[str, pd.DataFrame],
-    smaller: Mapping[str, pd.DataFrame],
+    rows: Mapping[str, pd.DataFrame],
+    refits: Mapping[str, pd.DataFrame],
     timing: Mapping[str, pd.DataFrame],
+    timing_runs: Mapping[str, pd.DataFrame],
     sensitivity: Mapping[str, Mapping[str, pd.DataFrame]],
     *,
     datasets: Sequence[str],
@@ -182,15 +667,21 @@ def evaluate(
 
     Parameters
     ----------
-    points, smaller, timing : mapping of str to DataFrame
-        Data set -> its ``figure1.csv`` / ``smaller_ensembles.csv`` / ``timing.csv``. A
-        ``split`` column, when present, marks independent carve-outs.
+    rows : mapping of str to DataFrame
+        Data set -> per-test-row outcomes of the main fit (every sweep method and the smaller
+        GBTs; ``rows/*.parquet``).
+    refits : mapping of str to DataFrame
+        Data set -> its ``refits.csv`` (bootstrap refits, GBT fixed).
+    timing, timing_runs : mapping of str to DataFrame
+        Data set -> its ``timing.csv`` / ``timing_runs.csv`` (every distinct fit; the main
+        fit decides, the fits of other learning rates are sensitivity settings).
     sensitivity : mapping of str to mapping of str to DataFrame
-        Data set -> {setting: ``sensitivity_<setting>.csv``}, counted in ``robust_to``.
+        Data set -> {setting: per-row outcomes of the setting's main fit}; judged by the same
+        rules on test rows only (the refits are of the main setting), counted in ``robust_to``.
     datasets : sequence of str
-        Configured data sets; one absent from ``points`` gets ``not testable here``.
+        Configured data sets; one absent from ``rows`` gets ``not testable here``.
     n_trees : int
-        T, the full ensemble's size (the 2x-4x claim).
+        T, the full ensemble's size.
     target_differences : sequence of float
         Difference levels (fractions) at which orderings are compared.
 
@@ -200,68 +691,67 @@ def evaluate(
         Rows for :func:`ensemble_repro.claims.table.claims_frame`.
     """
     targets = [100 * t for t in target_differences]
-    rows = []
+    out = []
     for ds in datasets:
-        if ds not in points:
-            for cid in ("qwyc.fewer_models", "qwyc.beats_fixed_orders", "qwyc.faster_than_fan"):
-                rows.append(untestable(cid, ds, f"{ds} was not run (prepared data absent)"))
+        if ds not in rows:
+            out += [
+                untestable(c, ds, f"{ds} was not run (prepared data absent)")
+                for c in CLAIM_IDS
+                if c != "qwyc.fan_below_smaller" or ds == "adult"
+            ]
             continue
-        p, sens = points[ds], sensitivity.get(ds, {})
-        checks: list[tuple[str, Callable, bool]] = [
-            ("qwyc.fewer_models", lambda d: fewer_models(d, n_trees), True),
-            ("qwyc.beats_fixed_orders", lambda d: beats_fixed_orders(d, targets), True),
-        ]
-        if ds == "adult" and ds in smaller:
-            checks.append(
-                ("qwyc.fan_below_smaller", lambda d, s=smaller[ds]: fan_below_smaller(d, s), True)
-            )
-        checks.append(("qwyc.faster_than_fan", None, False))
-        for cid, check, on_points in checks:
-            if on_points:
-                res = _over_splits(_splits(p), check)
-                flips = {}
-                for setting, sp in sens.items():
-                    r = _over_splits(_splits(with_unaffected(p, sp, setting)), check)
-                    if r is not None:
-                        flips[setting] = r[0]  # the verdict, not its split count
-            else:
-                res = _over_splits(_splits(timing[ds]), faster_than_fan) if ds in timing else None
-                flips = {}
-            if res is None:
-                rows.append(untestable(cid, ds, "no table row this claim can be read from"))
+        main = rows[ds].assign(method=rows[ds]["method"].astype(str))
+        split = int(main["split"].iloc[0])
+        main_table = RowTable(main)
+        tm, rn = timing.get(ds), timing_runs.get(ds)
+        sens = sensitivity.get(ds, {})
+        sens_tables = {s: RowTable(_with_unaffected(main, sr, s)) for s, sr in sens.items()}
+        for cid in CLAIM_IDS:
+            if cid == "qwyc.fan_below_smaller" and ds != "adult":
+                continue  # the paper states it for Experiment 1 (Adult)
+            f = _judge(cid, main_table, refits.get(ds), tm, rn, n_trees, targets, split)
+            if f.verdict == NOT_TESTABLE:
+                out.append(untestable(cid, ds, f.ours))
                 continue
-            verdict, iv, k, n, detail = res
-            spread = lowest_differences(p) if cid == "qwyc.fewer_models" else ""
-            if cid == "qwyc.fan_below_smaller" and verdict != REPRODUCED:
-                spread += (
-                    "; where Fan* is not worse than the smaller GBTs on both accuracy and "
-                    "differences, that is a finding against the paper's statement"
-                )
-            n_all = p["split"].nunique() if on_points and "split" in p else n
-            if n_all != n:
-                spread += (
-                    f" ({n_all} carve-outs, {n} distinct fit(s): under train_full the splits "
-                    "that chose the same learning rate share one GBT and count once)"
-                )
-            rows.append(
+            if cid == "qwyc.faster_than_fan":
+                flips = _timing_flips(tm, rn, split)
+            else:
+                flips = {
+                    s: _judge(cid, sens_tables[s], None, None, None, n_trees, targets, 0).verdict
+                    for s in sens
+                }
+            out.append(
                 claim_row(
                     cid,
                     ds,
-                    ours=f"criterion met on {k} of {n} splits{spread}: {detail}",
-                    verdict=verdict,
-                    interval=iv,
-                    n_repeats=n,
-                    repeats_needed=repeats_needed(iv, low=0.5, unit="splits"),
-                    effect=iv,
-                    band=(0.5, 1.0),
-                    robust_to=robust_to(verdict, flips),
+                    ours=f.ours,
+                    verdict=f.verdict,
+                    interval=f.interval,
+                    n_repeats=f.n_repeats,
+                    robust_to=_robust(f.verdict, flips),
+                    effect=f.effect,
+                    band=f.band or (-math.inf, math.inf),
+                    repeats_needed=f.repeats_needed,
                 )
             )
-    rows.append(
+    out.append(
         untestable(
             "qwyc.real_world",
             "real-world lattices",
             "the lattice ensembles and data of Experiments 3-6 are internal to the authors",
         )
     )
-    return rows
+    return out
+
+
+def _timing_flips(timing, runs, split) -> dict[str, str]:
+    """The timing verdict on the fits of the other learning rates (sensitivity settings)."""
+    if timing is None or runs is None or "split" not in timing:
+        return {}
+    flips = {}
+    for s, g in timing.groupby("split"):
+        if s == split:
+            continue
+        lr = float(g["learning_rate"].iloc[0])
+        flips[f"learning_rate_{lr:g}"] = faster_than_fan(g, runs[runs["split"] == s]).verdict
+    return flips

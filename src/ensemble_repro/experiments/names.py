@@ -65,6 +65,13 @@ CROSSFIT = "qwyc_crossfit"
 #: Methods re-run in a sensitivity setting: QWYC*, Algorithm-2 thresholds on the natural
 #: order, and Fan* (only when the setting changes what Fan depends on).
 SENSITIVITY_METHODS = (QWYC_STAR, "qwyc_natural", FAN_STAR)
+#: Methods refitted on ``qwyc.n_refits`` bootstrap resamples of the fitting rows (the GBT held
+#: fixed): QWYC* (Algorithm 1), Algorithm 2 on the natural order and Fan*, the replicates of
+#: the claims about the fitting procedure.
+REFIT_METHODS = (QWYC_STAR, "qwyc_natural", FAN_STAR)
+#: Smaller GBT ensembles (prefixes of the full GBT at the same learning rate): the paper's
+#: baseline of Figure 1, kept per test row for the Fan*-below-smaller claim.
+SMALLER_SAME_LR = "smaller_same_lr"
 
 
 def setting_affects(setting: str, method: str) -> bool:
@@ -158,6 +165,7 @@ BENCHMARKS = {
     "qwyc_sweep": "results/benchmarks/qwyc/sweep/{qwyc_data}_{qwyc_method}.tsv",
     "qwyc_sensitivity": "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv",
     "qwyc_timing": "results/benchmarks/qwyc/timing/{qwyc_data}.tsv",
+    "qwyc_refits": "results/benchmarks/qwyc/refits/{qwyc_data}.tsv",
     "knapsack_examples": "results/benchmarks/knapsack/examples.tsv",
     "knapsack_pool": "results/benchmarks/knapsack/pool/{kn_data}.tsv",
     "knapsack_measure_costs": "results/benchmarks/knapsack/costs/{kn_data}.tsv",

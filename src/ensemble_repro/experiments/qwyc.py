@@ -6,14 +6,18 @@ paper's protocol, ``fit_on: train_full``); smaller fully-evaluated ensembles. Ev
 job runs each split and writes a ``split`` column. ``sweep_job``: one
 early-stopping method (QWYC* / Algorithm-2 thresholds on a fixed ordering / Fan et al.) over
 its alpha or gamma grid. ``sensitivity_job``: the same with one [I] switch changed.
-``timing_job``: deployment timing at matched differences (Tables 2-4 style). Every row
-carries the [I] switches that produced it. Figures, tables and the paper's claims:
+``refit_job``: ``qwyc.n_refits`` bootstrap refits of ordering and thresholds on the fitting
+rows, the GBT held fixed. ``timing_job``: deployment timing at matched differences (Tables 2-4
+style) on every distinct fit. The sweeps and :func:`smaller_rows` also keep per-test-row
+outcomes (:func:`row_frame`) for the claims' test-row intervals. Every row carries the [I]
+switches that produced it. Figures, tables and the paper's claims:
 :mod:`.qwyc_report`.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +31,15 @@ from ..qwyc.cascade import partial_sums
 from ..qwyc.estimators import BUDGET_RULES
 from ..qwyc.timing import CascadeTimer, never_stop
 from ..qwyc.trees import FlatForest, sequential_sum, split_gain
-from .names import CROSSFIT, FAN_STAR, QWYC_STAR, TIMING_METHODS, sensitivity_methods
+from .names import (
+    CROSSFIT,
+    FAN_STAR,
+    QWYC_STAR,
+    REFIT_METHODS,
+    SMALLER_SAME_LR,
+    TIMING_METHODS,
+    sensitivity_methods,
+)
 
 log = get_logger("qwyc")
 
@@ -329,6 +341,102 @@ class Views:
         )
 
 
+def main_split(arrays, q: dict) -> int:
+    """The split whose fit the claims judge: under ``fit_on: train_full`` (validated rate) the
+    first split that chose the learning rate chosen by most splits (the splits sharing a rate
+    share one fit; another rate is a sensitivity setting, not a replicate); else split 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = {"n_splits": np.array(3), **{f"s{s}_learning_rate": np.array(r)
+    ...      for s, r in enumerate([0.05, 0.02, 0.02])}}
+    >>> main_split(a, {"fit_on": "train_full"}), main_split(a, {"fit_on": "train"})
+    (1, 0)
+    """
+    if q["fit_on"] != "train_full" or q.get("learning_rate"):
+        return 0
+    rates = [float(arrays[f"s{s}_learning_rate"]) for s in range(n_splits_of(arrays))]
+    counts = Counter(rates)
+    top = max(counts.values())
+    return next(s for s, r in enumerate(rates) if counts[r] == top)
+
+
+#: Columns of the per-test-row tables: one row per test example x operating point, in test-set
+#: order within each operating point (``row`` is the test example's index).
+ROW_COLUMNS = (
+    "split",
+    "learning_rate",
+    "method",
+    "value",
+    "repetition",
+    "row",
+    "differs",
+    "correct",
+    "n_evaluated",
+)
+
+
+def row_frame(split, learning_rate, method, value, rep, decision, n_evaluated, full, y):
+    """Per-test-row outcomes of one operating point (Section 5's test-set measures): whether
+    the early-exit decision differs from the full ensemble's, whether it is correct, and the
+    number of base models evaluated (tau(x) of Section 1.5). Compact dtypes: bool, int16.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = row_frame(0, 0.1, "qwyc_joint", 0.0, 0, np.array([True, False]), np.array([3, 40]),
+    ...               np.array([True, True]), np.array([1, 1]))
+    >>> f[["differs", "correct", "n_evaluated"]].to_numpy().tolist()
+    [[False, True, 3], [True, False, 40]]
+    """
+    n = len(decision)
+    return pd.DataFrame(
+        {
+            "split": np.full(n, split, np.int16),
+            "learning_rate": np.full(n, learning_rate, np.float32),
+            "method": pd.Categorical([method] * n),
+            "value": np.full(n, value, np.float32),
+            "repetition": np.full(n, rep, np.int16),
+            "row": np.arange(n, dtype=np.int32),
+            "differs": np.asarray(decision) != np.asarray(full),
+            "correct": np.asarray(decision) == np.asarray(y).astype(bool),
+            "n_evaluated": np.asarray(n_evaluated).astype(np.int16),
+        }
+    )[list(ROW_COLUMNS)]
+
+
+def smaller_rows(arrays, q: dict) -> pd.DataFrame:
+    """Per-test-row outcomes (:func:`row_frame`, ``method = smaller_same_lr``, ``value`` = T')
+    of the smaller GBTs of the main fit (:func:`main_split`): the first T' trees of the full
+    GBT, fully evaluated, for every size of ``qwyc.smaller_ensembles`` (the paper's baseline of
+    smaller ensembles, Figure 1)."""
+    v = Views(arrays).view(main_split(arrays, q), q)
+    beta = q["decision_threshold"]
+    T = v.F_test.shape[1]
+    G = partial_sums(v.F_test, v.base, np.arange(T))
+    full = G[:, -1] >= beta
+    sizes = sorted({t for t in q["smaller_ensembles"] if t <= T} | {T})
+    split = main_split(arrays, q)
+    return pd.concat(
+        [
+            row_frame(
+                split,
+                v.learning_rate,
+                SMALLER_SAME_LR,
+                t,
+                0,
+                G[:, t - 1] >= beta,
+                np.full(len(full), t),
+                full,
+                v.y_test,
+            )
+            for t in sizes
+        ],
+        ignore_index=True,
+    )
+
+
 # ------------------------------------------------------------------ sweeps
 def _estimator(method: str, value: float, q: dict, rs, F, base, ordering=None):
     family, name = method.split("_", 1)
@@ -376,12 +484,15 @@ def fit_method(method: str, value: float, q: dict, seed: int, split: int, rep: i
     return _estimator(CROSSFIT, value, q, rs, Fb, base, ordering=order).fit_scores(base, Fb), Fb
 
 
-def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataFrame:
+def sweep_job(
+    arrays, dataset: str, method: str, q: dict, seed: int, per_row: list | None = None
+) -> pd.DataFrame:
     """Tidy rows, one per (split, parameter value, random repetition) of one method.
 
     Splits whose fit is identical (same :class:`FitView` key, e.g. ``train_full`` at the
     same learning rate) reuse the first one's rows unless the method draws per split (random
-    orders, the cross-fitted halves)."""
+    orders, the cross-fitted halves). When ``per_row`` is a list, the per-test-row outcomes
+    (:func:`row_frame`) of the main fit's split (:func:`main_split`) are appended to it."""
     with threadpool_limits(1):
         views = arrays if isinstance(arrays, Views) else Views(arrays)
         param, grid = (
@@ -392,6 +503,7 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
         reps = q["n_random_orders"] if method.endswith("random") else 1
         random = method.endswith("random") or method == CROSSFIT  # draws per split
         n_splits = n_splits_of(views.arrays)
+        keep = main_split(views.arrays, q) if per_row is not None else None
         prog = Progress(len(grid) * reps, f"{dataset} {method} (per split)", log)
         done: dict[tuple, list[dict]] = {}
         rows = []
@@ -412,6 +524,20 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
                     dfit, nfit = est.evaluate(Ffit)
                     dte, nte = est.evaluate(v.F_test)
                     full_fit = sequential_sum(v.base, Ffit) >= beta
+                    if split == keep:
+                        per_row.append(
+                            row_frame(
+                                split,
+                                v.learning_rate,
+                                method,
+                                value,
+                                rep,
+                                dte,
+                                nte,
+                                full_test,
+                                v.y_test,
+                            )
+                        )
                     mine.append(
                         {
                             "dataset": dataset,
@@ -428,6 +554,7 @@ def sweep_job(arrays, dataset: str, method: str, q: dict, seed: int) -> pd.DataF
                             "fit_mean_evaluated": float(nfit.mean()),
                             "test_differences_pct": 100 * float(np.mean(dte != full_test)),
                             "test_mean_evaluated": float(nte.mean()),
+                            "test_sd_evaluated": float(nte.std(ddof=1)),
                             "test_accuracy": float(np.mean(dte == v.y_test)),
                             "full_test_accuracy": float(np.mean(full_test == v.y_test)),
                             "fit_seconds": secs,
@@ -447,7 +574,9 @@ def tradeoff_table(sweeps: pd.DataFrame) -> pd.DataFrame:
     keys = ["dataset", "split", "method", "label", "param", "value", "fit_on"]
     cols = [
         "learning_rate",
+        "n_test",
         "test_mean_evaluated",
+        "test_sd_evaluated",
         "test_differences_pct",
         "test_accuracy",
         "full_test_accuracy",
@@ -506,16 +635,121 @@ def sensitivity_config(q: dict, setting: str) -> dict:
     return {**q, **over}
 
 
-def sensitivity_job(arrays, dataset: str, setting: str, q: dict, seed: int) -> pd.DataFrame:
+def sensitivity_job(
+    arrays, dataset: str, setting: str, q: dict, seed: int, per_row: list | None = None
+) -> pd.DataFrame:
     """Figure 1 points (``tradeoff_table``) of the ``SENSITIVITY_METHODS`` affected by
-    ``setting``, refitted with its switches; column ``setting`` names it."""
+    ``setting``, refitted with its switches; column ``setting`` names it. ``per_row``: as in
+    :func:`sweep_job` (the main split of the setting's fit)."""
     qs = sensitivity_config(q, setting)
     views = Views(arrays)
     sweeps = pd.concat(
-        [sweep_job(views, dataset, m, qs, seed) for m in sensitivity_methods(setting)],
+        [sweep_job(views, dataset, m, qs, seed, per_row) for m in sensitivity_methods(setting)],
         ignore_index=True,
     )
     return tradeoff_table(sweeps).assign(setting=setting, **setting_switches(setting))
+
+
+# ------------------------------------------------------------------ refits
+def bootstrap_rows(n: int, seed: int, refit: int) -> np.ndarray:
+    """Row indices of bootstrap refit ``refit``: ``n`` draws with replacement from ``n`` rows
+    (``default_rng([seed, 6, refit])``), sorted.
+
+    Examples
+    --------
+    >>> idx = bootstrap_rows(5, 0, 0)
+    >>> idx.size, bool((idx == bootstrap_rows(5, 0, 0)).all())
+    (5, True)
+    """
+    return np.sort(np.random.default_rng([seed, 6, refit]).integers(0, n, n))
+
+
+def refit_points(sweeps: pd.DataFrame, q: dict, split: int) -> dict[str, list[float]]:
+    """The parameter values the claims judge, per ``REFIT_METHODS`` method: on the main fit's
+    sweep points, the one with the fewest mean models at <= each ``qwyc.timing.target_differences``
+    level and the one with the lowest test differences (ties: fewest models, then the smaller
+    value; means over random repetitions)."""
+    pts = sweeps[(sweeps["split"] == split) & sweeps["method"].isin(REFIT_METHODS)]
+    pts = pts.groupby(["method", "value"], as_index=False)[
+        ["test_differences_pct", "test_mean_evaluated"]
+    ].mean()
+    out = {}
+    for method, g in pts.groupby("method", sort=False):
+        chosen = {
+            float(
+                g.sort_values(["test_differences_pct", "test_mean_evaluated", "value"])
+                .iloc[0]
+                .value
+            )
+        }
+        for target in q["timing"]["target_differences"]:
+            ok = g[g.test_differences_pct <= 100 * target + 1e-9]
+            if len(ok):
+                chosen.add(float(ok.sort_values(["test_mean_evaluated", "value"]).iloc[0].value))
+        out[method] = sorted(chosen)
+    return out
+
+
+def refit_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) -> pd.DataFrame:
+    """``qwyc.n_refits`` bootstrap refits of ordering and thresholds (Algorithm 1 for QWYC*,
+    Algorithm 2 on the natural order, Fan et al. for Fan*: ``REFIT_METHODS``) on resamples of
+    the main fit's fitting rows (:func:`main_split`), the GBT held fixed, each evaluated on the
+    whole test set, at the operating points the claims judge (:func:`refit_points` of the
+    main sweeps ``sweeps``). The refits measure how a fit's test outcomes vary with the rows
+    it is fitted on (the over-fit of the thresholds to those rows is where test differences
+    come from).
+
+    Returns
+    -------
+    DataFrame
+        One row per (refit, method, parameter value): test difference and correct counts,
+        mean and sd of models evaluated per test row, fit time.
+    """
+    with threadpool_limits(1):
+        split = main_split(arrays, q)
+        v = Views(arrays).view(split, q)
+        beta = q["decision_threshold"]
+        full_test = sequential_sum(v.base, v.F_test) >= beta
+        grids = refit_points(sweeps, q, split)
+        n_refits = q["n_refits"]
+        prog = Progress(n_refits * sum(map(len, grids.values())), f"{dataset} refits", log)
+        rows = []
+        for b in range(n_refits):
+            idx = bootstrap_rows(len(v.F), seed, b)
+            Fb = v.F[idx]
+            full_fit = sequential_sum(v.base, Fb) >= beta
+            for method, grid in grids.items():
+                param = "alpha" if method.startswith("qwyc") else "gamma"
+                for value in grid:
+                    t0 = time.perf_counter()
+                    est, _ = fit_method(method, value, q, seed, split, 0, Fb, v.base)
+                    secs = time.perf_counter() - t0
+                    dfit, _ = est.evaluate(Fb)
+                    dte, nte = est.evaluate(v.F_test)
+                    rows.append(
+                        {
+                            "dataset": dataset,
+                            "split": split,
+                            "learning_rate": v.learning_rate,
+                            "refit": b,
+                            "method": method,
+                            "label": LABELS[method],
+                            "param": param,
+                            "value": float(value),
+                            "n_fit": len(Fb),
+                            "n_fit_distinct": int(np.unique(idx).size),
+                            "fit_differences_pct": 100 * float(np.mean(dfit != full_fit)),
+                            "n_test": len(v.F_test),
+                            "test_differences": int(np.sum(dte != full_test)),
+                            "test_correct": int(np.sum(dte == v.y_test)),
+                            "test_mean_evaluated": float(nte.mean()),
+                            "test_sd_evaluated": float(nte.std(ddof=1)),
+                            "fit_seconds": secs,
+                            **switches(q),
+                        }
+                    )
+                    prog.step(f"refit {b} {method} {param}={value}")
+        return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------ timing
@@ -525,61 +759,82 @@ def _pick(points: pd.DataFrame, target_pct: float) -> pd.Series:
     return points.assign(_d=d).sort_values(["_d", "test_mean_evaluated"]).iloc[0]
 
 
-def timing_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) -> pd.DataFrame:
-    """Per-example evaluation time (mean and sd over ``timing.runs`` runs over the test set) of
-    the full ensemble, Fan* and QWYC* at each target difference level, in compiled code, on
-    split 0 (timings measure the machine; the splits' trade-offs are in the sweeps)."""
+def timing_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int):
+    """Per-example evaluation time of the full ensemble, Fan* and QWYC* at each target
+    difference level, in compiled code, on every distinct fit (splits sharing a fit, e.g.
+    ``train_full`` at the same learning rate, are timed once under the first of them).
+
+    Returns
+    -------
+    summary : DataFrame
+        Mean and sd over ``timing.runs`` runs over the test set, per fit, method and target
+        level, with the speed-ups.
+    runs : DataFrame
+        The per-run times (the methods take turns within a run, so runs pair up: the claims'
+        paired intervals over the timing runs).
+    """
     with threadpool_limits(1):
-        v = Views(arrays).view(0, q)
-        F, base, forest = v.F, v.base, v.forest
+        views = Views(arrays)
         X = arrays["X_test"]
-        timer = CascadeTimer(forest, base)
-        T = forest.n_trees
-        cascades = {("full", "", np.nan, 0.0): never_stop(T, q["decision_threshold"])}
-        for target in q["timing"]["target_differences"]:
-            for method in TIMING_METHODS:
-                sw = sweeps[sweeps.method == method]
-                pt = _pick(sw[sw.split == 0] if "split" in sw else sw, 100 * target)
-                est, _ = fit_method(method, pt.value, q, seed, 0, 0, F, base)
-                cascades[(method, pt.param, pt.value, target)] = est.cascade_
-        full_dec = sequential_sum(base, v.F_test) >= q["decision_threshold"]
-        times = timer.per_example_times(cascades, X, q["timing"]["runs"])
-        rows = []
-        for key, cas in cascades.items():
-            method, param, value, target = key
-            dec, nev, _ = timer.run(cas, X)
-            t = times[key]
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "split": 0,
-                    "target_differences_pct": 100 * target,
-                    "method": method,
-                    "label": "full ensemble" if method == "full" else LABELS[method],
-                    "param": param,
-                    "value": value,
-                    "test_differences_pct": 100 * float(np.mean(dec != full_dec)),
-                    "test_mean_evaluated": float(nev.mean()),
-                    "runs": q["timing"]["runs"],
-                    "per_example_mean_seconds": float(t.mean()),
-                    "per_example_sd_seconds": float(t.std(ddof=1)) if t.size > 1 else 0.0,
-                    **switches(q),
-                }
-            )
-        out = pd.DataFrame(rows)
-        full_t = out.loc[out.method == "full", "per_example_mean_seconds"].iloc[0]
-        # ratios of measured times (io.drop_timing treats speedup* columns as run-dependent)
-        out["speedup_vs_full"] = full_t / out.per_example_mean_seconds
-        fan_t = (
-            out[out.method == FAN_STAR].set_index("target_differences_pct").per_example_mean_seconds
+        seen, rows, runs = set(), [], []
+        for split in range(n_splits_of(arrays)):
+            v = views.view(split, q)
+            if v.key in seen:
+                continue
+            seen.add(v.key)
+            part, per_run = _time_fit(v, X, sweeps, dataset, q, seed, split)
+            rows.append(part)
+            runs.append(per_run)
+        return pd.concat(rows, ignore_index=True), pd.concat(runs, ignore_index=True)
+
+
+def _time_fit(v: FitView, X, sweeps, dataset, q, seed, split):
+    F, base, forest = v.F, v.base, v.forest
+    timer = CascadeTimer(forest, base)
+    T = forest.n_trees
+    cascades = {("full", "", np.nan, 0.0): never_stop(T, q["decision_threshold"])}
+    for target in q["timing"]["target_differences"]:
+        for method in TIMING_METHODS:
+            sw = sweeps[sweeps.method == method]
+            pt = _pick(sw[sw.split == split] if "split" in sw else sw, 100 * target)
+            est, _ = fit_method(method, pt.value, q, seed, split, 0, F, base)
+            cascades[(method, pt.param, pt.value, target)] = est.cascade_
+    full_dec = sequential_sum(base, v.F_test) >= q["decision_threshold"]
+    times = timer.per_example_times(cascades, X, q["timing"]["runs"])
+    fit = {"dataset": dataset, "split": split, "learning_rate": v.learning_rate}
+    rows, per_run = [], []
+    for key, cas in cascades.items():
+        method, param, value, target = key
+        dec, nev, _ = timer.run(cas, X)
+        t = times[key]
+        head = {**fit, "target_differences_pct": 100 * target, "method": method}
+        rows.append(
+            {
+                **head,
+                "label": "full ensemble" if method == "full" else LABELS[method],
+                "param": param,
+                "value": value,
+                "test_differences_pct": 100 * float(np.mean(dec != full_dec)),
+                "test_mean_evaluated": float(nev.mean()),
+                "runs": q["timing"]["runs"],
+                "per_example_mean_seconds": float(t.mean()),
+                "per_example_sd_seconds": float(t.std(ddof=1)) if t.size > 1 else 0.0,
+                **switches(q),
+            }
         )
-        out["speedup_vs_fan"] = [
-            fan_t[r.target_differences_pct] / r.per_example_mean_seconds
-            if r.method == QWYC_STAR
-            else np.nan
-            for r in out.itertuples()
-        ]
-        return out
+        per_run += [{**head, "run": r, "per_example_seconds": float(x)} for r, x in enumerate(t)]
+    out = pd.DataFrame(rows)
+    full_t = out.loc[out.method == "full", "per_example_mean_seconds"].iloc[0]
+    # ratios of measured times (io.drop_timing treats speedup* columns as run-dependent)
+    out["speedup_vs_full"] = full_t / out.per_example_mean_seconds
+    fan_t = out[out.method == FAN_STAR].set_index("target_differences_pct").per_example_mean_seconds
+    out["speedup_vs_fan"] = [
+        fan_t[r.target_differences_pct] / r.per_example_mean_seconds
+        if r.method == QWYC_STAR
+        else np.nan
+        for r in out.itertuples()
+    ]
+    return out, pd.DataFrame(per_run)
 
 
 # ------------------------------------------------------------------ arrays

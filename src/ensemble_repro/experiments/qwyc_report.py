@@ -249,13 +249,16 @@ def paper_vs_ours(
                 rows += _setting_rows(ds, with_unaffected(p, ps, setting), q, setting)
         fan = _fan_vs_smaller(ds, p, smaller) if ds == "adult" else None
         rows += [fan] if fan else []
-    fan_t = timing[timing.method == FAN_STAR].set_index(["dataset", "target_differences_pct"])
+    if "split" not in timing:
+        timing = timing.assign(split=0, learning_rate=np.nan)
+    keys = ["dataset", "split", "target_differences_pct"]
+    fan_t = timing[timing.method == FAN_STAR].set_index(keys)
     for r in timing[timing.method == QWYC_STAR].itertuples():
-        fan_pct = fan_t.test_differences_pct[(r.dataset, r.target_differences_pct)]
+        fan_pct = fan_t.test_differences_pct[(r.dataset, r.split, r.target_differences_pct)]
         rows.append(
             {
                 "dataset": r.dataset,
-                "setting": "main (split 0)",
+                "setting": f"fit of split {r.split} (learning rate {r.learning_rate:g})",
                 "item": f"per-example time at the sweep points closest to "
                 f"{r.target_differences_pct:g}% differences: Fan* / QWYC*, full / QWYC*",
                 "paper": "~1.5x (abstract); 1.8x-4x (Tables 2-4)",

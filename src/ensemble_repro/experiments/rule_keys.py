@@ -154,6 +154,9 @@ RULE_KEYS: dict[str, tuple[str, ...]] = {
     "qwyc_sensitivity": _union(_QWYC_MODEL, SEED, _QWYC_SWITCHES, _QWYC_GRIDS),
     "qwyc_sensitivity_figure": ("qwyc.fit_on", "qwyc.budget_rule"),
     "qwyc_timing": _union(_QWYC_MODEL, _QWYC_SWEEP, _QWYC_TIMING),
+    "qwyc_refits": _union(
+        _QWYC_MODEL, _QWYC_SWEEP, ("qwyc.n_refits", "qwyc.timing.target_differences")
+    ),
     "qwyc_paper_vs_ours": _union(
         _QWYC_SWITCHES,
         _QWYC_GRIDS,
