@@ -156,13 +156,16 @@ def values_equal(a, b) -> bool:
 
 
 def timing_close(a, b, ratio: float = TIMING_RATIO) -> bool:
-    """Whether two timing cells agree: numbers within a factor ``ratio`` of each other (zero
-    only with zero), other values exactly.
+    """Whether two timing cells agree: numbers of the same sign within a factor ``ratio`` of
+    each other (zero only with zero; differences of timings can be negative), other values
+    exactly.
 
     Examples
     --------
     >>> timing_close(1.0, 2.9), timing_close(1.0, 3.1), timing_close(0.0, 0.0)
     (True, False, True)
+    >>> timing_close(-0.03, -0.08), timing_close(-0.03, 0.03)
+    (True, False)
     """
     if _is_missing(a) or _is_missing(b):
         return _is_missing(a) and _is_missing(b)
@@ -170,7 +173,7 @@ def timing_close(a, b, ratio: float = TIMING_RATIO) -> bool:
         a, b = float(a), float(b)
         if a == b:
             return True
-        if a <= 0 or b <= 0:
+        if a * b <= 0:
             return False
         return max(a / b, b / a) <= ratio
     return str(a) == str(b)
