@@ -28,7 +28,12 @@ not. Sections (the units of ensemble_repro.estimate, whose docstring gives the m
 - qwyc: at the T of config/quick.yaml, the GBT model job per tree x row; one sweep per method
   kind per unit of ``estimate.qwyc_sweep_work``; the timing job per run x row x tree;
 - jab: one fit of each learner on a bootstrap sample of m rows of Communities and Blog at
-  m = 8, 40, 200 (the estimate interpolates log-log), and one model's prediction per row.
+  m = 8, 40, 200 (the estimate interpolates log-log), and one model's prediction per row;
+- kernels: the machine-calibration kernels (``ensemble_repro.estimate.KERNELS``), the
+  reference that scales the unit costs to another machine. Measured with the units when
+  every section runs; with ``--only kernels`` (units kept from an earlier run) each kernel
+  time is transferred by the ratio of its anchor unit (``ANCHORS``, re-measured here) to
+  the kept value, so the reference stays the machine the units were measured on.
 """
 
 from __future__ import annotations
@@ -123,17 +128,17 @@ def start_units(results, quick, repeats):
     ]
 
 
-def jab_units(results, quick, repeats):
+def jab_units(results, quick, repeats, datasets=JAB_DATASETS, sizes=JAB_SIZES):
     from ensemble_repro.learners import make_learner
 
     rows = []
-    for name in JAB_DATASETS:
+    for name in datasets:
         X, y = load(name, results)
         X, y = X.to_numpy(float), y.to_numpy(float)
         rng = np.random.default_rng(0)
-        for learner, sizes in JAB_SIZES.items():
+        for learner, learner_sizes in sizes.items():
             models = []
-            for m in sizes:
+            for m in learner_sizes:
                 secs = 0.0
                 for r in range(repeats):
                     idx = rng.integers(0, len(y), size=m)
@@ -145,11 +150,12 @@ def jab_units(results, quick, repeats):
             test = X[rng.integers(0, len(y), size=2000)]
             secs = sum(cpu(m.predict, test)[0] for m in models)
             rows.append(("jab_predict", f"{name}/{learner}", 0, secs / len(models) / len(test)))
-            print(name, learner, rows[-len(sizes) - 1 :], flush=True)
+            print(name, learner, rows[-len(learner_sizes) - 1 :], flush=True)
     return rows
 
 
-def qwyc_units(results, quick, repeats):
+def qwyc_units(results, quick, repeats, datasets=QWYC_DATASETS, sweeps=True):
+    """QWYC unit costs; ``sweeps`` False: the GBT model job only."""
     from ensemble_repro.experiments import qwyc
 
     rows = []
@@ -166,23 +172,29 @@ def qwyc_units(results, quick, repeats):
         "fan": {**quick["fan"], "gamma_grid": [0.5, 2.0]},
         "timing": {**quick["timing"], "runs": 3},
     }
-    for name, tables in QWYC_DATASETS.items():
+    for name, tables in datasets.items():
         n_rows = sum(len(load(t, results)[1]) for t in tables)
-        secs, (_, _, arrays) = cpu(qwyc.model_job, name, q, 0, results)
+        paths = {t: os.path.join(results, "data", f"{t}.parquet") for t in tables}
+        secs, (_, _, arrays) = cpu(qwyc.model_job, name, q, 0, paths)
         rows.append(("qwyc_gbt", name, 0, secs / est.qwyc_model_work(name, q, n_rows)))
-        sweeps = []
+        print(name, rows[-1], flush=True)
+        if not sweeps:
+            continue
+        frames = []
         for method in ("qwyc_joint", "qwyc_natural", "fan_individual_mse"):
             secs, df = cpu(qwyc.sweep_job, arrays, name, method, q, 0)
-            sweeps.append(df)
+            frames.append(df)
             work = est.qwyc_sweep_work(method, q, n_rows)
             rows.append(("qwyc_sweep", f"{name}/{method}", 0, secs / work))
-        secs, _ = cpu(qwyc.timing_job, arrays, pd.concat(sweeps), name, q, 0)
+        secs, _ = cpu(qwyc.timing_job, arrays, pd.concat(frames), name, q, 0)
         rows.append(("qwyc_timing", name, 0, secs / (q["timing"]["runs"] * n_rows * T)))
         print(name, rows[-5:], flush=True)
     return rows
 
 
-def knapsack_units(results, quick, repeats):
+def knapsack_units(results, quick, repeats, datasets=None, adversarial=True):
+    """Knapsack unit costs: pools of ``datasets`` (the quick config's by default), the
+    selection, and (``adversarial``) the adversarial example."""
     from ensemble_repro.experiments import knapsack as kx
     from ensemble_repro.knapsack.pools import build_pool, classifier_pool
 
@@ -198,15 +210,16 @@ def knapsack_units(results, quick, repeats):
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name in quick["datasets"]:
+        for name in datasets or quick["datasets"]:
             X, y = load(name, results)
             secs, _ = cpu(build_pool, X, y, seed=0)
             rows.append(("knapsack_pool", name, 0, secs / len(y)))
         secs, _ = cpu(kx.select_pool, "synthetic_n50", cfg, 0, None)
         rows.append(("knapsack_eval", "", 0, secs / est.knapsack_evaluations(cfg) / 50))
         rows.append(("pool_size", "uci", 0, float(len(classifier_pool(0)))))
-        secs, _ = cpu(kx.adversarial, cfg, 0)
-        rows.append(("knapsack_mc_draw", "", 0, secs / est.knapsack_draws(cfg)))
+        if adversarial:
+            secs, _ = cpu(kx.adversarial, cfg, 0)
+            rows.append(("knapsack_mc_draw", "", 0, secs / est.knapsack_draws(cfg)))
     print(rows, flush=True)
     return rows
 
@@ -216,12 +229,66 @@ def rows_units(results, quick, repeats):
     return [("rows", n, 0, float(len(load(n, results)[1]))) for n in DATASETS if n != "meps"]
 
 
+#: Per kernel family of the machine calibration, the unit cost that stands for it and the
+#: section measuring that unit (restricted to what the unit needs).
+ANCHORS = {
+    "start": ("job_start", ""),
+    "ridge": ("jab_fit", "communities/ridge"),
+    "rf": ("jab_fit", "communities/rf"),
+    "nn": ("jab_fit", "communities/nn"),
+    "gbt": ("qwyc_gbt", "adult"),
+    "pool": ("knapsack_pool", "wdbc"),
+    "numeric": ("knapsack_eval", ""),
+}
+
+
+def anchor_units(results, quick, repeats):
+    """The anchor unit costs of :data:`ANCHORS`, measured as their sections measure them (the
+    job start; the pool of WDBC and the selection; J+aB fits at the largest size on Communities;
+    QWYC's GBT on Adult)."""
+    rows = [("job_start", "", 0, child_cpu(est.START_CODE, repeats))]
+    rows += knapsack_units(results, quick, repeats, ["wdbc"], adversarial=False)
+    rows += jab_units(
+        results, quick, repeats, ("communities",), {k: v[-1:] for k, v in JAB_SIZES.items()}
+    )
+    rows += qwyc_units(results, quick, repeats, {"adult": QWYC_DATASETS["adult"]}, sweeps=False)
+    wanted = {(u, k) for u, k in ANCHORS.values()}
+    return {(u, k): secs for u, k, size, secs in rows if (u, k) in wanted and size in (0, 200)}
+
+
+def kernel_units(results, quick, repeats, stored=None):
+    """Reference times of the machine-calibration kernels (``ensemble_repro.estimate.KERNELS``)
+    on the machine the unit costs were measured on.
+
+    When the unit costs are measured in the same run (``stored`` None), that is this machine:
+    the kernels are timed. When they are kept from an earlier run (``--only kernels``), the
+    kernels are timed here right after the anchor unit costs (:data:`ANCHORS`), and each
+    kernel time is scaled by its anchor's stored cost over its cost measured now. The kernel
+    times of this machine are also cached as its machine calibration."""
+    now = None if stored is None else anchor_units(results, quick, repeats)
+    kernels = est.time_kernels(repeats=repeats)
+    est.machine_calibration(measure=lambda families: kernels, refresh=True)
+    if stored is None:
+        return [(est.KERNEL_UNIT, f, 0, secs) for f, secs in kernels.items()]
+    out = []
+    for family, anchor in ANCHORS.items():
+        ratio = stored[anchor] / now[anchor]
+        print(
+            f"kernel {family}: {kernels[family]:.4g} s here; anchor {anchor}: stored "
+            f"{stored[anchor]:.4g}, here {now[anchor]:.4g}",
+            flush=True,
+        )
+        out.append((est.KERNEL_UNIT, family, 0, kernels[family] * ratio))
+    return out
+
+
 SECTIONS = {
     "start": start_units,
     "rows": rows_units,
     "knapsack": knapsack_units,
     "qwyc": qwyc_units,
     "jab": jab_units,
+    "kernels": kernel_units,
 }
 
 
@@ -275,12 +342,24 @@ def main(argv=None):
 
     from ensemble_repro.experiments import knapsack, qwyc  # noqa: F401
 
+    kept = [r for r in read_rows(args.out) if r["unit"] not in measured_units(only)]
     with threadpool_limits(1):
         assert all(p["num_threads"] == 1 for p in threadpool_info()), threadpool_info()
         for section in only:
+            if section == "kernels":
+                continue
             measured += SECTIONS[section](results, quick, args.repeats)
-    units = {u for u, *_ in measured}
-    kept = [r for r in read_rows(args.out) if r["unit"] not in units]
+        if "kernels" in only:
+            # kernels after the units: when every anchor was measured in this run, they are
+            # timed directly; otherwise transferred through the kept anchors
+            fresh = {(u, k) for u, k, *_ in measured}
+            stored = {
+                (r["unit"], r["key"]): float(r["cpu_seconds"])
+                for r in kept
+                if (r["unit"], r["key"]) in set(ANCHORS.values()) and r["size"] in ("0", "200")
+            }
+            anchored = set(ANCHORS.values()) <= fresh
+            measured += kernel_units(results, quick, args.repeats, None if anchored else stored)
     new = [
         {
             "unit": unit,
@@ -292,6 +371,19 @@ def main(argv=None):
         for unit, key, size, secs in measured
     ]
     write_rows(args.out, kept + new)
+
+
+def measured_units(sections):
+    """Units of the unit-cost table that these sections write (the rest is kept)."""
+    units = {
+        "start": {"job_start", "light_job", "jab_start"},
+        "rows": {"rows"},
+        "knapsack": {"knapsack_pool", "knapsack_eval", "pool_size", "knapsack_mc_draw"},
+        "qwyc": {"qwyc_gbt", "qwyc_sweep", "qwyc_timing"},
+        "jab": {"jab_fit", "jab_predict"},
+        "kernels": {est.KERNEL_UNIT},
+    }
+    return set().union(*(units[s] for s in sections))
 
 
 def read_rows(path):

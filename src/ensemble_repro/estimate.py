@@ -29,6 +29,14 @@ Model (every job is one rule job of the Snakemake DAG, the same jobs ``snakemake
   (budget multiples x searches x (1 + stopping rules) x seeds x MAXSTEP, an upper bound:
   stopped runs end earlier) x pool size (an evaluation scores a subset of the pool);
   examples = Monte Carlo draws of the adversarial pool.
+- **This machine**: the unit costs are CPU seconds on the machine they were measured on. A
+  machine calibration (:func:`machine_calibration`, well under a minute, cached per host
+  name, CPU model and CPU count) times one small kernel per family of units (:data:`KERNELS`:
+  job start, ridge, RF, MLP, GBT, knapsack pool, array arithmetic) and scales each family's
+  units by its kernel's time here over the reference time stored beside the units
+  (``kernel`` rows of ``unit_costs.csv``). A half-second probe (:func:`core_share`) measures
+  the share of a core each of the run's jobs gets at the current load; local wall times are
+  divided by it.
 - **Wall time on c cores**: list scheduling of the DAG (a job starts when its inputs are done
   and min(threads, c) cores are free; among ready jobs the longest first), a job's duration
   its CPU time / min(threads, c) (the J+aB workers scale; nothing else is threaded).
@@ -42,11 +50,20 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import heapq
 import itertools
+import json
 import math
+import os
+import platform
+import resource
+import statistics
+import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -157,6 +174,38 @@ class UnitCosts:
         if not self.calibrated or not self.has("calibration", rule):
             return 1.0
         return self.get("calibration", rule)
+
+    def reference_kernels(self) -> dict[str, float]:
+        """CPU seconds of each machine-calibration kernel where these unit costs were measured
+        (the table's ``kernel`` rows; :func:`time_kernels`)."""
+        return {key: pts[0][1] for (unit, key), pts in self.rows.items() if unit == KERNEL_UNIT}
+
+    def scaled(self, factors: dict[str, float]) -> UnitCosts:
+        """These unit costs on another machine: every CPU cost times its family's factor
+        (:func:`unit_family`); counts, calibration factors and kernel times unchanged.
+
+        Parameters
+        ----------
+        factors : dict
+            Family -> that machine's kernel time / the reference machine's
+            (:meth:`MachineCalibration.factors`).
+
+        Returns
+        -------
+        UnitCosts
+            A copy; ``self`` is left as it is.
+        """
+        missing = sorted({unit_family(u, k) for u, k in self.rows} - set(factors) - {None}, key=str)
+        if missing:
+            raise KeyError(f"no machine factor for the unit-cost families {missing}")
+        out = object.__new__(UnitCosts)
+        out.calibrated, out.source, out.path = self.calibrated, self.source, self.path
+        out.rows = {}
+        for (unit, key), pts in self.rows.items():
+            family = unit_family(unit, key)
+            f = 1.0 if family is None else factors[family]
+            out.rows[(unit, key)] = [(size, cpu * f) for size, cpu in pts]
+        return out
 
 
 # ---------------------------------------------------------------- work of one job
@@ -635,10 +684,12 @@ def makespan(tasks: list[tuple[str, float, int, tuple]], capacity: int) -> float
     return now
 
 
-def local_wall(job_list: list[Job], cores: int) -> float:
-    """Wall seconds of these jobs on one machine with ``cores`` cores."""
+def local_wall(job_list: list[Job], cores: int, share: float = 1.0) -> float:
+    """Wall seconds of these jobs on one machine with ``cores`` cores, of which each job gets
+    ``share`` of a core (1 when the cores are the run's alone; :func:`core_share`)."""
     return makespan(
-        [(j.name, j.cpu / min(j.threads, cores), j.threads, j.needs) for j in job_list], cores
+        [(j.name, j.cpu / min(j.threads, cores) / share, j.threads, j.needs) for j in job_list],
+        cores,
     )
 
 
@@ -695,6 +746,8 @@ def estimate(
     available=None,
     units: UnitCosts | None = None,
     slurm_profile: dict | None = None,
+    share: float = 1.0,
+    cluster_units: UnitCosts | None = None,
 ) -> list[PaperCost]:
     """Jobs, CPU-hours and wall hours on ``cores`` cores (and on SLURM) per paper and in total.
 
@@ -711,6 +764,12 @@ def estimate(
         Unit costs; the package's table by default.
     slurm_profile : dict, optional
         A SLURM profile (``jobs``, ``cores``, ``group-components``) for the cluster wall time.
+    share : float, default 1
+        Share of a core each local job gets (:func:`core_share`: below 1 when other work
+        loads the machine); the local wall time is divided by it.
+    cluster_units : UnitCosts, optional
+        Unit costs of the cluster's nodes for the SLURM wall time (``units`` by default; the
+        reference machine's when ``units`` are scaled to this one).
 
     Returns
     -------
@@ -729,18 +788,20 @@ def estimate(
     if available is None:
         available = default_available(config)
     everything = jobs(config, list(available), units)
-    groups = [
-        (p, [j for j in everything if j.paper == p]) for p in PAPERS if config["experiments"][p]
-    ]
+    on_cluster = (
+        everything if cluster_units is None else jobs(config, list(available), cluster_units)
+    )
     out = []
-    for paper, js in groups + [("total", everything)]:
+    for paper in [p for p in PAPERS if config["experiments"][p]] + ["total"]:
+        js = [j for j in everything if paper in (j.paper, "total")]
+        cjs = [j for j in on_cluster if paper in (j.paper, "total")]
         out.append(
             PaperCost(
                 paper,
                 sum(j.rule != "all" for j in js) + (paper == "total"),
                 sum(j.cpu for j in js) / 3600,
-                local_wall(js, cores) / 3600,
-                slurm_wall(js, slurm_profile) / 3600 if slurm_profile else None,
+                local_wall(js, cores, share) / 3600,
+                slurm_wall(cjs, slurm_profile) / 3600 if slurm_profile else None,
             )
         )
     return out
@@ -930,6 +991,379 @@ def comparison_table(rows: list[RuleCost]) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- this machine
+
+
+def unit_family(unit: str, key: str = "") -> str | None:
+    """The kernel family whose speed a unit cost follows, None for counts and factors.
+
+    Examples
+    --------
+    >>> unit_family("jab_fit", "blog/nn"), unit_family("qwyc_gbt", "adult"), unit_family("rows")
+    ('nn', 'gbt', None)
+    """
+    if unit in UNSCALED_UNITS:
+        return None
+    if unit in ("jab_fit", "jab_predict"):
+        learner = key.rsplit("/", 1)[-1]
+        if learner in KERNEL_FAMILIES:
+            return learner
+    elif unit in UNIT_FAMILIES:
+        return UNIT_FAMILIES[unit]
+    raise ValueError(
+        f"unit cost {unit!r} (key {key!r}) has no kernel family: add it to "
+        "ensemble_repro.estimate.UNIT_FAMILIES"
+    )
+
+
+def machine_key() -> dict[str, str | int]:
+    """What identifies a machine's speed: host name, CPU model and CPU count."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"hostname": platform.node(), "cpu_model": model, "cores": os.cpu_count() or 1}
+
+
+def machine_cache_dir() -> Path:
+    """Where machine calibrations are kept: ``$ENSEMBLE_REPRO_CACHE``, else
+    ``$XDG_CACHE_HOME/ensemble-repro``, else ``~/.cache/ensemble-repro``."""
+    if os.environ.get(MACHINE_CACHE_ENV):
+        return Path(os.environ[MACHINE_CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ensemble-repro"
+
+
+def _kernel_data(n: int, p: int, classes: bool = False):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, p))
+    y = X @ rng.normal(size=p) + rng.normal(size=n)
+    return X, (y > 0).astype(int) if classes else y
+
+
+def _kernel_learner(name: str, fits: int) -> None:
+    """``fits`` fits of a J+aB learner on 200 rows x 100 features, predicting 2000 rows."""
+    from .learners import make_learner
+
+    X, y = _kernel_data(200, 100)
+    for i in range(fits):
+        make_learner(name, random_state=i).fit(X, y).predict(X.repeat(10, axis=0))
+
+
+def _kernel_gbt() -> None:
+    """A QWYC-style GBT: 50 trees of depth 5 on 5000 rows x 14 features (one thread)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y = _kernel_data(5000, 14, classes=True)
+    HistGradientBoostingClassifier(
+        max_iter=50, max_depth=5, max_leaf_nodes=None, early_stopping=False, random_state=0
+    ).fit(X, y).predict_proba(X)
+
+
+def _kernel_pool() -> None:
+    """A knapsack pool build (31 classifiers) on 400 rows x 10 features."""
+    import pandas as pd
+
+    from .knapsack.pools import build_pool
+
+    X, y = _kernel_data(400, 10, classes=True)
+    build_pool(pd.DataFrame(X), pd.Series(y), seed=0)
+
+
+def _kernel_numeric() -> None:
+    """Array arithmetic of the knapsack energy and the QWYC sweeps: correct-count
+    distributions of 2000 subsets of a 31-member pool, 20 times."""
+    import numpy as np
+
+    from .knapsack.energy import correct_count_distribution
+
+    rng = np.random.default_rng(0)
+    p, masks = rng.uniform(0.5, 1.0, 31), rng.random((2000, 31)) < 0.5
+    for _ in range(20):
+        correct_count_distribution(p, masks).cumsum(axis=-1)
+
+
+#: Code of the ``start`` kernel: a fresh process importing what every job imports.
+START_CODE = (
+    "import snakemake.script, ensemble_repro.experiments.jab, ensemble_repro.experiments.qwyc, "
+    "ensemble_repro.experiments.knapsack, ensemble_repro.io"
+)
+
+
+def _kernel_start() -> float:
+    """CPU seconds of a fresh Python process importing the experiment modules."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", START_CODE], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+#: The machine-calibration kernels, one per family of unit costs (:func:`unit_family`): what
+#: that family's jobs spend their CPU time on, sized to take a fraction of a second.
+KERNELS = {
+    "start": _kernel_start,
+    "ridge": lambda: _kernel_learner("ridge", 20),
+    "rf": lambda: _kernel_learner("rf", 1),
+    "nn": lambda: _kernel_learner("nn", 2),
+    "gbt": _kernel_gbt,
+    "pool": _kernel_pool,
+    "numeric": _kernel_numeric,
+}
+KERNEL_FAMILIES = tuple(KERNELS)
+#: Unit of the reference kernel times in ``unit_costs.csv`` (key: the family).
+KERNEL_UNIT = "kernel"
+#: Family of each unit cost other than the J+aB fits and predictions (family: the learner).
+UNIT_FAMILIES = {
+    "job_start": "start",
+    "light_job": "start",
+    "jab_start": "start",
+    "qwyc_gbt": "gbt",
+    "qwyc_sweep": "numeric",
+    "qwyc_timing": "numeric",
+    "knapsack_pool": "pool",
+    "knapsack_eval": "numeric",
+    "knapsack_mc_draw": "numeric",
+}
+#: Rows of ``unit_costs.csv`` that are counts, factors or kernel times, not CPU costs.
+UNSCALED_UNITS = frozenset({"rows", "pool_size", "calibration", KERNEL_UNIT})
+#: Environment variable naming the machine-calibration cache folder.
+MACHINE_CACHE_ENV = "ENSEMBLE_REPRO_CACHE"
+#: Timings of each kernel; the median is kept (the first run pays for lazy imports).
+KERNEL_REPEATS = 3
+
+
+def time_kernels(families=KERNEL_FAMILIES, repeats: int = KERNEL_REPEATS) -> dict[str, float]:
+    """Median CPU seconds of each kernel on this machine, with one BLAS / OpenMP thread.
+
+    About 12 CPU seconds in all on the machine the unit costs were measured on.
+
+    Parameters
+    ----------
+    families : iterable of str
+        Keys of :data:`KERNELS`.
+    repeats : int
+        Timings per kernel.
+
+    Returns
+    -------
+    dict
+        Family -> CPU seconds of one run of its kernel.
+    """
+    import warnings
+
+    # Load every BLAS / OpenMP library first: threadpool_limits only limits those loaded.
+    import scipy.optimize  # noqa: F401
+    import sklearn.ensemble  # noqa: F401
+    import sklearn.neural_network  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    out = {}
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MLP convergence, constant features of the pool
+        for family in families:
+            kernel, times = KERNELS[family], []
+            for _ in range(repeats):
+                t0 = time.process_time()
+                child = kernel()
+                times.append(child if child is not None else time.process_time() - t0)
+            out[family] = statistics.median(times)
+    return out
+
+
+@dataclass
+class MachineCalibration:
+    """The kernel times of one machine, as cached.
+
+    Attributes
+    ----------
+    key : dict
+        :func:`machine_key` of the machine.
+    kernels : dict
+        Family -> CPU seconds of its kernel there (:func:`time_kernels`).
+    measured_on : str
+        UTC time of the measurement.
+    load : float
+        The 1-minute load average while it was measured.
+    path : Path or None
+        The cache file.
+    """
+
+    key: dict
+    kernels: dict
+    measured_on: str = ""
+    load: float = math.nan
+    path: Path | None = None
+
+    def factors(self, reference: dict[str, float]) -> dict[str, float]:
+        """Family -> this machine's kernel time / the reference machine's.
+
+        Raises
+        ------
+        KeyError
+            When the reference lacks a kernel (unit costs older than the calibration).
+        """
+        missing = [f for f in KERNEL_FAMILIES if f not in reference]
+        if missing:
+            raise KeyError(
+                f"the unit costs hold no reference time for the kernels {missing}: rerun "
+                "benchmarks/calibrate_costs.py --only kernels on the machine they were "
+                "measured on"
+            )
+        return {f: self.kernels[f] / reference[f] for f in KERNEL_FAMILIES}
+
+    def describe(self, reference: dict[str, float]) -> str:
+        """One line: the machine and its factor per family."""
+        f = self.factors(reference)
+        return (
+            f"{self.key['hostname']} ({self.key['cpu_model']}, {self.key['cores']} CPUs), "
+            f"measured {self.measured_on} at load {self.load:.1f}: CPU time x "
+            + ", ".join(f"{k} {v:.2f}" for k, v in f.items())
+        )
+
+
+def machine_calibration(
+    cache_dir=None,
+    key: dict | None = None,
+    measure=time_kernels,
+    refresh: bool = False,
+    log=None,
+) -> MachineCalibration:
+    """This machine's kernel times: from its cache file, else measured (well under a minute)
+    and cached.
+
+    Parameters
+    ----------
+    cache_dir : str or Path, optional
+        Folder of the cache files (:func:`machine_cache_dir` by default); one file per
+        machine key.
+    key : dict, optional
+        The machine key (:func:`machine_key` by default).
+    measure : callable, default :func:`time_kernels`
+        Called with the families to time when the cache holds none for this machine.
+    refresh : bool, default False
+        Measure again even when cached.
+    log : callable, optional
+        Called with a message before measuring.
+
+    Returns
+    -------
+    MachineCalibration
+    """
+    key = machine_key() if key is None else key
+    folder = Path(cache_dir) if cache_dir is not None else machine_cache_dir()
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    path = folder / f"machine-{digest}.json"
+    if not refresh:
+        try:
+            cached = json.loads(path.read_text())
+        except (OSError, ValueError):
+            cached = None
+        if (
+            cached
+            and cached.get("key") == key
+            and all(f in cached.get("kernels", {}) for f in KERNEL_FAMILIES)
+        ):
+            return MachineCalibration(
+                key, cached["kernels"], cached["measured_on"], cached["load"], path
+            )
+    if log is not None:
+        log(
+            f"timing {len(KERNEL_FAMILIES)} kernels to calibrate this machine (once; cached in {path})"
+        )
+    load = os.getloadavg()[0]
+    kernels = measure(KERNEL_FAMILIES)
+    cal = MachineCalibration(
+        key, dict(kernels), datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), load, path
+    )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(
+            json.dumps(
+                {"key": key, "kernels": cal.kernels, "measured_on": cal.measured_on, "load": load},
+                indent=1,
+            )
+        )
+        tmp.replace(path)
+    except OSError as err:  # an unwritable cache costs a re-measure next time, nothing else
+        print(f"machine calibration not cached ({path}: {err.strerror})", file=sys.stderr)
+        cal.path = None
+    return cal
+
+
+def machine_units(
+    path=None, calibrated: bool = True, cache_dir=None, measure=time_kernels, log=None
+) -> tuple[UnitCosts, MachineCalibration]:
+    """The unit costs scaled to this machine (:func:`machine_calibration`), and the calibration.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        Unit-cost CSV; the package's by default.
+    calibrated : bool, default True
+        As for :class:`UnitCosts`.
+    cache_dir : str or Path, optional
+        As for :func:`machine_calibration`.
+    measure, log : callable
+        As for :func:`machine_calibration`.
+
+    Returns
+    -------
+    (UnitCosts, MachineCalibration)
+    """
+    units = UnitCosts(path, calibrated)
+    cal = machine_calibration(cache_dir, measure=measure, log=log)
+    return units.scaled(cal.factors(units.reference_kernels())), cal
+
+
+#: A busy loop for ``seconds`` of wall time that prints the share of it it got on a core.
+_SHARE_CODE = (
+    "import sys, time\n"
+    "end = time.perf_counter() + float(sys.argv[1]); w0, c0 = time.perf_counter(), "
+    "time.process_time()\n"
+    "while time.perf_counter() < end: pass\n"
+    "print((time.process_time() - c0) / (time.perf_counter() - w0))\n"
+)
+#: Wall seconds of the load probe (:func:`core_share`).
+SHARE_SECONDS = 0.5
+
+
+def core_share(cores: int, seconds: float = SHARE_SECONDS) -> float:
+    """The share of a core each of ``cores`` busy jobs gets on this machine now.
+
+    ``cores`` processes spin side by side for ``seconds``; each reports its CPU time over its
+    wall time. On an idle machine with at least ``cores`` CPUs that is 1; when other work
+    competes for the CPUs it is what a job of the run will get, and the wall time of the run
+    is its CPU time over it. Other processes' niceness is accounted for by the scheduler.
+
+    Parameters
+    ----------
+    cores : int
+        Jobs the run will run side by side (``--cores``, at most the CPUs).
+    seconds : float
+        How long the probe spins.
+
+    Returns
+    -------
+    float
+        The mean share, in (0, 1].
+    """
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SHARE_CODE, str(seconds)], stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(max(1, min(cores, os.cpu_count() or 1)))
+    ]
+    shares = [float(p.communicate()[0]) for p in procs]
+    return min(1.0, max(1e-3, statistics.fmean(shares)))
+
+
 def main(argv=None) -> int:
     """``python -m ensemble_repro.estimate --config config/quick.yaml --cores 2``."""
     import yaml
@@ -947,6 +1381,19 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--meps", action="store_true", help="count MEPS (its file is staged)")
     ap.add_argument("--unit-costs", default=None, help="unit-cost CSV (default: the package's)")
+    ap.add_argument(
+        "--machine",
+        choices=("calibrated", "recalibrate", "reference"),
+        default="calibrated",
+        help="unit costs scaled to this machine by its cached calibration, measured first when "
+        "not cached (calibrated, the default), measured again (recalibrate), or as measured "
+        "on the reference machine (reference)",
+    )
+    ap.add_argument(
+        "--idle",
+        action="store_true",
+        help="wall time as if the cores were the run's alone (no load probe)",
+    )
     ap.add_argument(
         "--compare",
         metavar="WORKDIR",
@@ -975,24 +1422,31 @@ def main(argv=None) -> int:
         except ConfigError as err:
             print(err, file=sys.stderr)
             return 2
+    if args.compare is not None and not (Path(args.compare) / "results" / "benchmarks").is_dir():
+        ap.error(f"--compare {args.compare}: no results/benchmarks there (run the workflow)")
+    units = reference = UnitCosts(args.unit_costs)
+    machine = "unit costs of the reference machine"
+    if args.machine != "reference":
+        cal = machine_calibration(
+            refresh=args.machine == "recalibrate", log=lambda m: print(m, file=sys.stderr)
+        )
+        units = units.scaled(cal.factors(units.reference_kernels()))
+        machine = f"unit costs scaled to {cal.describe(units.reference_kernels())}"
     if args.compare is not None:
-        if not (Path(args.compare) / "results" / "benchmarks").is_dir():
-            ap.error(f"--compare {args.compare}: no results/benchmarks there (run the workflow)")
-        rows = compare(config, args.compare, UnitCosts(args.unit_costs))
-        print(f"Estimated vs measured CPU time of {args.config} run in {args.compare}:")
+        rows = compare(config, args.compare, units)
+        print(f"Estimated vs measured CPU time of {args.config} run in {args.compare}")
+        print(f"({machine}):")
         print(comparison_table(rows))
         return 0
     profile = load_profile(args.slurm_profile) if args.slurm_profile else None
+    share = 1.0 if args.idle else core_share(args.cores)
     costs = estimate(
-        config,
-        args.cores,
-        default_available(config, args.meps),
-        UnitCosts(args.unit_costs),
-        profile,
+        config, args.cores, default_available(config, args.meps), units, profile, share, reference
     )
+    print(f"Estimated cost of {args.config} (CPU time from measured unit costs, {machine};")
     print(
-        f"Estimated cost of {args.config} (CPU time from measured unit costs; "
-        f"wall time by list scheduling):"
+        f"wall time by list scheduling, each job getting {share:.2f} of a core"
+        + (" as the machine is loaded now):" if share < 1 else "):")
     )
     print(table(costs, args.cores))
     return 0

@@ -289,10 +289,20 @@ def start_of_run():
     root = Path(workflow.main_snakefile).parent
     slurm = estimate.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
     try:
-        costs = estimate.estimate(config, cores, DATA.available, units, slurm)
-    except (KeyError, ValueError) as err:  # a unit cost missing: say so, never stop the run
+        # unit costs scaled to this machine (its kernels timed once, then cached), and the
+        # share of a core a job gets at the current load
+        units, machine = estimate.machine_units(log=logger.info)
+        share = estimate.core_share(cores)
+        costs = estimate.estimate(
+            config, cores, DATA.available, units, slurm, share, estimate.UnitCosts()
+        )
+    except (KeyError, ValueError, OSError) as err:  # say so, never stop the run
         logger.warning(f"cost estimate unavailable: {err}")
         return
+    logger.info(
+        f"machine calibration: {machine.describe(units.reference_kernels())}; "
+        f"a job gets {share:.2f} of a core at the current load"
+    )
     files = [Path(f) for f in workflow.overwrite_configfiles or workflow.configfiles]
     source = (
         ", ".join(str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files)
