@@ -364,7 +364,7 @@ def _report_warning(results: Path, files: dict[str, Path]) -> str | None:
     if not report.is_file():
         return (
             f"{report} does not exist: the record has no report (build it with "
-            f"`snakemake --report {REPORT_NAME}` in the run directory; `make record` does)"
+            f"`snakemake --report results/{REPORT_NAME}` in the run directory; `make record` does)"
         )
     newest = max(files.items(), key=lambda kv: kv[1].stat().st_mtime, default=None)
     if newest and newest[1].stat().st_mtime > report.stat().st_mtime:
