@@ -234,6 +234,17 @@ def test_partial_runs_add_up_and_replace_prunes_only_its_own_slice(run, tmp_path
     assert slices == ["jab", "qwyc", "jab"]
 
 
+def test_a_changed_config_is_stored_and_warned_about(run, tmp_path):
+    record = tmp_path / "paper"
+    publish(run, record)
+    config = yaml.safe_load(SMOKE.read_text())
+    config["jab"]["n_trials"] = 3
+    write(run / rec_files.BASE_CONFIG, yaml.safe_dump(config))
+    out = publish(run, record)
+    assert any("in 1 value(s) (jab.n_trials: 2 -> 3)" in w for w in out.warnings), out.warnings
+    assert yaml.safe_load((record / rec.CONFIG_NAME).read_text())["jab"]["n_trials"] == 3
+
+
 def test_the_report_is_published_only_when_newer_than_the_outputs(run, tmp_path):
     record = tmp_path / "paper"
     report = write(run / "results" / rec.REPORT_NAME, "<html>report</html>")
