@@ -7,6 +7,12 @@ VENV   ?= .venv
 CORES  ?= 2
 CONFIG ?= config/config.yaml
 MIRROR ?=
+# The run of record (`make record`, `make record-resume`, `make record-readme`; README.md).
+RECORD  ?= record/paper
+RESULTS ?= results
+SLICE   ?= all
+NOTES   ?=
+REPLACE ?=
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_STAMP := $(VENV)/.installed-lint
@@ -14,7 +20,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 export ENSEMBLE_REPRO_MIRROR := $(MIRROR)
 
-.PHONY: reproduce report test unit lint format check-config dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs
+.PHONY: reproduce report test unit lint format check-config dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme
 
 $(STAMP): pyproject.toml
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
@@ -84,6 +90,24 @@ RESULTS ?= results
 .PHONY: verify
 verify: $(STAMP)
 	$(BIN)/python -m ensemble_repro.verify $(RESULTS) $(RECORD)
+
+## Publish a run (RESULTS, run with CONFIG on CORES cores) into RECORD: build its report, copy
+## its small outputs, write RUN.md (SLICE names the part of the run; REPLACE=1 also deletes the
+## slice's files the run no longer has; NOTES=file: the load while it ran).
+record: $(STAMP)
+	$(BIN)/python -m ensemble_repro.record publish $(RESULTS) $(RECORD) --configfile $(CONFIG) \
+		--slice $(SLICE) --cores $(CORES) --build-report $(if $(NOTES),--notes $(NOTES)) \
+		$(if $(REPLACE),--replace)
+
+## Resume CONFIG's run from RECORD: prepare the data, then restore the record's J+aB cells and
+## benchmark files into results/ and `snakemake --touch` the cells (they then do not rerun).
+record-resume: check-config
+	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --workflow-profile workflow/profiles/default data
+	$(BIN)/python -m ensemble_repro.record restore $(RECORD) results --configfile $(CONFIG)
+
+## Rewrite README.md's paper-scale verdict table (between its markers) from RECORD's claims.csv.
+record-readme: $(STAMP)
+	$(BIN)/python -m ensemble_repro.record readme $(RECORD)
 
 clean-results:
 	rm -rf results

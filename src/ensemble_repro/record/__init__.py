@@ -1,0 +1,57 @@
+"""The run of record: a run's small outputs published into the repository, and back.
+
+``publish`` copies what a reader needs to see and check a run (result tables, verdict pages,
+PNG figures, provenance sidecars, benchmark files, the J+aB per-cell tables and the Snakemake
+report) from ``results/`` into a record folder such as ``record/paper/``, mirroring
+``results/``'s layout, within a size budget and atomically; ``restore`` copies the J+aB cells
+and benchmark files back so that a rerun of the same config resumes instead of recomputing
+them. ``runmd`` writes the record's ``RUN.md`` (commits, config, machine, dates, measured
+against estimated cost); ``readme`` writes the paper-scale verdict table between the markers
+of ``README.md``. ``python -m ensemble_repro.record --help`` lists the commands.
+"""
+
+from .files import (
+    CELL_PATTERNS,
+    CONFIG_NAME,
+    EXCLUDED_DIRS,
+    MANIFEST,
+    MAX_FILE_BYTES,
+    PUBLISHED_PATTERNS,
+    RECORD_BUDGET_BYTES,
+    REPORT_NAME,
+    RESTORED_PATTERNS,
+    RecordError,
+    collect,
+    machine_facts,
+    publish,
+    read_manifest,
+    restore,
+)
+from .readme import README_BEGIN, README_END, readme_block, update_readme
+from .runmd import NOTES_NAME, RUN_MD, run_md, write_run_md
+
+__all__ = [
+    "CELL_PATTERNS",
+    "CONFIG_NAME",
+    "EXCLUDED_DIRS",
+    "MANIFEST",
+    "MAX_FILE_BYTES",
+    "NOTES_NAME",
+    "PUBLISHED_PATTERNS",
+    "README_BEGIN",
+    "README_END",
+    "RECORD_BUDGET_BYTES",
+    "REPORT_NAME",
+    "RESTORED_PATTERNS",
+    "RUN_MD",
+    "RecordError",
+    "collect",
+    "machine_facts",
+    "publish",
+    "read_manifest",
+    "readme_block",
+    "restore",
+    "run_md",
+    "update_readme",
+    "write_run_md",
+]

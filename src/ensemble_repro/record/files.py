@@ -1,0 +1,751 @@
+"""Which files of a run go into the record, publishing them atomically, and restoring cells.
+
+A record folder (``record/paper/``) mirrors ``results/``'s relative layout
+(``results/jab/main.csv`` -> ``record/paper/jab/main.csv``) and adds three files of its own:
+:data:`MANIFEST` (size, sha256, slice and source time of every published file; one entry per
+publish with its date, commit, config files and machine), :data:`CONFIG_NAME` (the effective
+config of the last publish) and ``RUN.md`` (:mod:`ensemble_repro.record.runmd`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..io import atomic_path, read_json, write_json, write_text
+
+#: Files published from a run, as ``Path.glob`` patterns relative to its ``results/``: every
+#: result table, the verdict pages, the results index, figures as PNG, provenance sidecars,
+#: benchmark files and the J+aB per-cell tables (small per-trial rows from which a later run
+#: resumes a partly-run grid). Models, PDFs, logs and prepared data match none of them.
+PUBLISHED_PATTERNS = (
+    "**/*.csv",
+    "paper_vs_ours.md",
+    "*/paper_vs_ours.md",
+    "paper_vs_ours.html",
+    "claims_summary.rst",
+    "README.md",
+    "**/*.png",
+    "**/*.provenance.json",
+    "benchmarks/**/*.tsv",
+    "jab/cells/**/*.parquet",
+)
+#: Directories of ``results/`` never published (prepared data, job logs), whatever matches.
+EXCLUDED_DIRS = ("data", "logs")
+#: The Snakemake report of the run (``snakemake --report results/report.html``): published
+#: when it is at least as new as every other published file, so that it shows the same run.
+REPORT_NAME = "report.html"
+#: J+aB per-cell tables of the record (restored by :func:`restore`).
+CELL_PATTERNS = ("jab/cells/**/*.parquet",)
+#: Everything :func:`restore` copies back into ``results/``.
+RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv")
+#: The record's manifest, effective config, and the default slice name of a publish.
+MANIFEST = "record.json"
+CONFIG_NAME = "config.yaml"
+DEFAULT_SLICE = "all"
+#: The base config file the Snakefile always reads (``configfile:``); ``--configfile`` files
+#: are applied on top of it.
+BASE_CONFIG = "config/config.yaml"
+#: Largest file published, and the budget of the whole record folder (bytes).
+MAX_FILE_BYTES = 10_000_000
+RECORD_BUDGET_BYTES = 25_000_000
+#: Prepared data table a J+aB cell reads (``prepared()`` in workflow/rules/common.smk).
+PREPARED_DATA = "data/{name}.parquet"
+#: J+aB cell tables: path under ``results/`` -> rule and wildcards (workflow/rules/jab.smk).
+CELL_RULES = (
+    (
+        re.compile(r"jab/cells/main/(?P<jab_data>[^/]+)/(?P<jab_learner>[^/]+)/m(?P<jab_m>[^/]+)"),
+        "jab_main_cell",
+    ),
+    (re.compile(r"jab/cells/jplus/(?P<jab_data>[^/]+)/(?P<jab_learner>[^/]+)"), "jab_jplus_cell"),
+    (
+        re.compile(
+            r"jab/cells/fixed_vs_random/(?P<jab_data>[^/]+)/(?P<jab_learner>[^/]+)"
+            r"/m(?P<jab_m>[^/]+)"
+        ),
+        "jab_fixed_vs_random_cell",
+    ),
+    (
+        re.compile(
+            r"jab/cells/without_replacement/(?P<jab_data>[^/]+)/(?P<jab_learner>[^/]+)"
+            r"/m(?P<jab_m>[^/]+)"
+        ),
+        "jab_without_replacement_cell",
+    ),
+)
+#: Config section holding the m/n ratios of each cell rule's grid, and its on/off switch.
+CELL_GRIDS = {
+    "jab_main_cell": ("main", None),
+    "jab_jplus_cell": (None, None),
+    "jab_fixed_vs_random_cell": ("fixed_vs_random", "enabled"),
+    "jab_without_replacement_cell": ("without_replacement", "enabled"),
+}
+_MB = 1e6
+
+
+class RecordError(RuntimeError):
+    """A record cannot be published, restored or read as asked (the message says why and the fix)."""
+
+
+def _mb(n: float) -> str:
+    return f"{n / _MB:.2f} MB" if n >= _MB / 10 else f"{n / 1e3:.1f} kB"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _iso(timestamp: float) -> str:
+    return dt.datetime.fromtimestamp(timestamp, dt.UTC).isoformat(timespec="seconds")
+
+
+def _hidden(rel: Path) -> bool:
+    return any(part.startswith(".") for part in rel.parts)
+
+
+# ---------------------------------------------------------------- what is published
+
+
+def collect(
+    results: str | os.PathLike,
+    patterns: Sequence[str] = PUBLISHED_PATTERNS,
+    exclude: Iterable[str] = (),
+) -> dict[str, Path]:
+    """The files of ``results`` that a record holds, by their path relative to it.
+
+    Parameters
+    ----------
+    results : str or Path
+        A run's ``results/`` directory.
+    patterns : sequence of str
+        ``Path.glob`` patterns relative to ``results`` (:data:`PUBLISHED_PATTERNS`).
+    exclude : iterable of str
+        Further ``Path.match`` patterns (relative paths) to leave out.
+
+    Returns
+    -------
+    dict
+        Relative POSIX path -> file, sorted; files under :data:`EXCLUDED_DIRS` and hidden
+        files (temporary files of an interrupted write) are left out.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for f in ("claims.csv", "data/x.csv", "jab/figures/f.pdf", "jab/figures/f.png"):
+    ...     (root / f).parent.mkdir(parents=True, exist_ok=True)
+    ...     _ = (root / f).write_text("x")
+    >>> list(collect(root))
+    ['claims.csv', 'jab/figures/f.png']
+    """
+    root = Path(results)
+    if not root.is_dir():
+        raise RecordError(f"results directory {root} does not exist: give the run's results/")
+    exclude = tuple(exclude)
+    out: dict[str, Path] = {}
+    for pattern in patterns:
+        for p in root.glob(pattern):
+            rel = p.relative_to(root)
+            if not p.is_file() or _hidden(rel) or rel.parts[0] in EXCLUDED_DIRS:
+                continue
+            if any(rel.match(x) for x in exclude):
+                continue
+            out[rel.as_posix()] = p
+    return dict(sorted(out.items()))
+
+
+# ---------------------------------------------------------------- facts of the run
+
+
+def machine_facts(cores: int | None = None, cpu_model: str | None = None, memory_gb=None) -> dict:
+    """Cores, CPU model and memory of this machine (each overridable), OS and Python.
+
+    Parameters
+    ----------
+    cores : int, optional
+        Cores the run used (``--cores``); the machine's CPU count by default.
+    cpu_model : str, optional
+        CPU model; ``model name`` of ``/proc/cpuinfo`` (else :func:`platform.processor`).
+    memory_gb : float, optional
+        Memory in GB; ``MemTotal`` of ``/proc/meminfo``.
+
+    Returns
+    -------
+    dict
+        Keys ``cores``, ``cpu_model``, ``memory_gb``, ``os``, ``python``.
+    """
+    if cpu_model is None:
+        cpu_model = _proc_field("/proc/cpuinfo", "model name") or platform.processor() or "unknown"
+    if memory_gb is None:
+        kb = _proc_field("/proc/meminfo", "MemTotal")
+        memory_gb = round(int(kb.split()[0]) / 1024**2, 1) if kb else None
+    return {
+        "cores": int(cores) if cores is not None else os.cpu_count(),
+        "cpu_model": cpu_model,
+        "memory_gb": memory_gb,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+    }
+
+
+def _proc_field(path: str, name: str) -> str | None:
+    try:
+        lines = Path(path).read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key.strip() == name:
+            return value.strip()
+    return None
+
+
+def git_state(workdir: str | os.PathLike) -> dict:
+    """``commit`` (HEAD) of the checkout holding ``workdir`` and whether tracked files differ
+    from it (``dirty``); both None outside a git checkout."""
+
+    def git(*args: str) -> str | None:
+        try:
+            proc = subprocess.run(
+                ["git", "-C", str(workdir), *args], capture_output=True, text=True, check=True
+            )
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        return proc.stdout.strip()
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
+
+
+def effective_config(
+    workdir: str | os.PathLike, config_files: Sequence[str]
+) -> tuple[dict, list[str]]:
+    """The config a run of ``workdir`` used, as Snakemake builds it: :data:`BASE_CONFIG` when
+    the run directory has it, then each ``--configfile`` applied on top.
+
+    Returns
+    -------
+    (dict, list of str)
+        The config and the files it was read from.
+    """
+    from ..config import load_yaml_file, merge
+
+    workdir = Path(workdir)
+    names = list(dict.fromkeys(config_files))
+    if (workdir / BASE_CONFIG).is_file() and BASE_CONFIG not in names:
+        names.insert(0, BASE_CONFIG)
+    if not names:
+        raise RecordError(
+            f"{workdir} has no {BASE_CONFIG} and no --configfile was given: name the run's "
+            "config files"
+        )
+    config: dict = {}
+    for name in names:
+        path = Path(name) if Path(name).is_absolute() else workdir / name
+        if not path.is_file():
+            raise RecordError(
+                f"config file {path} does not exist: give the run's --configfile files "
+                f"(relative to {workdir})"
+            )
+        merge(config, load_yaml_file(path) or {})
+    return config, names
+
+
+def _flat(d: Mapping, prefix: str = "") -> dict[str, Any]:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def config_differences(old: Mapping, new: Mapping, keys: Iterable[str] | None = None) -> list:
+    """``(dotted key, old value, new value)`` of the values that differ (only ``keys`` and
+    the keys under them when given)."""
+    a, b = _flat(old), _flat(new)
+    names = sorted(set(a) | set(b))
+    if keys is not None:
+        keys = list(keys)
+        names = [n for n in names if any(n == k or n.startswith(k + ".") for k in keys)]
+    return [(n, a.get(n), b.get(n)) for n in names if a.get(n) != b.get(n)]
+
+
+# ---------------------------------------------------------------- the manifest
+
+
+def read_manifest(record: str | os.PathLike) -> dict:
+    """The record's :data:`MANIFEST` (an empty one for a new record)."""
+    path = Path(record) / MANIFEST
+    if not path.exists():
+        return {"files": {}, "publishes": []}
+    try:
+        data = read_json(path)
+    except ValueError as err:
+        raise RecordError(
+            f"{path} is not valid JSON ({err}): restore it from git (git checkout -- {path})"
+        ) from None
+    if not isinstance(data, dict) or not {"files", "publishes"} <= set(data):
+        raise RecordError(
+            f"{path} is not a record manifest (keys files, publishes): restore it from git"
+        )
+    return data
+
+
+# ---------------------------------------------------------------- publishing
+
+
+@dataclass
+class PublishResult:
+    """What :func:`publish` did: files copied, unchanged and removed, and the record's size."""
+
+    record: Path
+    copied: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    n_files: int = 0
+    total_bytes: int = 0
+    budget_bytes: int = RECORD_BUDGET_BYTES
+    warnings: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """A short report for the terminal."""
+        out = [
+            f"{self.record}: {len(self.copied)} files copied, {len(self.unchanged)} unchanged, "
+            f"{len(self.removed)} removed; {self.n_files} files, {_mb(self.total_bytes)} of the "
+            f"{_mb(self.budget_bytes)} budget"
+        ]
+        return out + [f"warning: {w}" for w in self.warnings]
+
+
+def _recover(record: Path) -> None:
+    """Undo what an interrupted publish left: its staging copy, or a record moved aside."""
+    old = record.with_name(f".{record.name}.old")
+    if not record.exists() and old.exists():
+        os.rename(old, record)
+    for stale in record.parent.glob(f".{record.name}.staging-*"):
+        shutil.rmtree(stale)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def _swap_in(staging: Path, record: Path) -> None:
+    """Replace ``record`` by ``staging`` with renames: a crash leaves the old record or the
+    new one (or the old one moved aside, which :func:`_recover` moves back)."""
+    old = record.with_name(f".{record.name}.old")
+    if record.exists():
+        os.rename(record, old)
+    os.rename(staging, record)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def _report_warning(results: Path, files: dict[str, Path]) -> str | None:
+    """Why the run's report is not published (None when it is)."""
+    report = results / REPORT_NAME
+    if not report.is_file():
+        return (
+            f"{report} does not exist: the record has no report (build it with "
+            f"`snakemake --report results/{REPORT_NAME}` in the run directory; `make record` does)"
+        )
+    newest = max(files.items(), key=lambda kv: kv[1].stat().st_mtime, default=None)
+    if newest and newest[1].stat().st_mtime > report.stat().st_mtime:
+        return (
+            f"{report} is older than {newest[1]}: not published, it would show an earlier "
+            "state of the run (rebuild it with `snakemake --report`; `make record` does)"
+        )
+    return None
+
+
+def publish(
+    results: str | os.PathLike,
+    record: str | os.PathLike,
+    *,
+    slice_name: str = DEFAULT_SLICE,
+    replace: bool = False,
+    config_files: Sequence[str] = (),
+    exclude: Iterable[str] = (),
+    machine: Mapping[str, Any] | None = None,
+    notes: str | os.PathLike | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    budget_bytes: int = RECORD_BUDGET_BYTES,
+    now: float | None = None,
+) -> PublishResult:
+    """Copy a run's small outputs into ``record`` (created if needed), atomically.
+
+    Parameters
+    ----------
+    results : str or Path
+        The run's ``results/`` directory; its parent is the run directory (config files and
+        git commit are read there).
+    record : str or Path
+        The record folder, e.g. ``record/paper``.
+    slice_name : str
+        Name of the part of the run this publish is (e.g. ``jab-blog-nn``); stored with every
+        file it writes.
+    replace : bool
+        Also delete the record's files last written by a publish of the same slice that the
+        run no longer has. Otherwise nothing already in the record is deleted.
+    config_files : sequence of str
+        The run's ``--configfile`` files (relative to the run directory), applied on
+        :data:`BASE_CONFIG`; their merge is stored as :data:`CONFIG_NAME`.
+    exclude : iterable of str
+        ``Path.match`` patterns of files to leave out.
+    machine : mapping, optional
+        Facts of the machine the run used (:func:`machine_facts` of this one by default).
+    notes : str or Path, optional
+        A text file on the load of the machine while the run went on, stored in the record
+        for ``RUN.md``'s "load while it ran" section (an earlier one is kept otherwise).
+    max_file_bytes, budget_bytes : int
+        Largest file published and the budget of the whole record folder.
+    now : float, optional
+        Publish time (seconds since the epoch); the current time by default.
+
+    Returns
+    -------
+    PublishResult
+
+    Raises
+    ------
+    RecordError
+        A file is over ``max_file_bytes``, or the record would exceed ``budget_bytes``
+        (nothing is written then), or the results or config files do not exist.
+    """
+    results, record = Path(results), Path(record)
+    workdir = results.resolve().parent
+    files = collect(results, exclude=exclude)
+    report_warning = _report_warning(results, files)
+    if report_warning is None:
+        files[REPORT_NAME] = results / REPORT_NAME
+    too_big = [(rel, p.stat().st_size) for rel, p in files.items()]
+    too_big = [(rel, n) for rel, n in too_big if n > max_file_bytes]
+    if too_big:
+        rel, n = max(too_big, key=lambda x: x[1])
+        raise RecordError(
+            f"{results / rel} is {_mb(n)}, over the per-file cap of {_mb(max_file_bytes)} "
+            f"({len(too_big)} file(s) over it): leave it out with --exclude '{rel}' or shrink "
+            "the output; the record goes into git, where large files do not belong"
+        )
+    config, used_config = effective_config(workdir, config_files)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    _recover(record)
+    manifest = read_manifest(record)
+    out = PublishResult(record, budget_bytes=budget_bytes)
+    if report_warning:
+        out.warnings.append(report_warning)
+    if record.exists() and (record / CONFIG_NAME).is_file():
+        old_config = yaml.safe_load((record / CONFIG_NAME).read_text()) or {}
+        diff = config_differences(old_config, config)
+        if diff:
+            shown = "; ".join(f"{k}: {a!r} -> {b!r}" for k, a, b in diff[:5])
+            out.warnings.append(
+                f"the run's config differs from the record's {CONFIG_NAME} in {len(diff)} "
+                f"value(s) ({shown}): {CONFIG_NAME} now holds this run's"
+            )
+
+    staging = record.with_name(f".{record.name}.staging-{os.getpid()}")
+    try:
+        if record.exists():
+            shutil.copytree(record, staging)
+        else:
+            staging.mkdir()
+        entries = manifest["files"]
+        if replace:
+            for rel, entry in sorted(entries.items()):
+                if entry.get("slice") == slice_name and rel not in files:
+                    (staging / rel).unlink(missing_ok=True)
+                    out.removed.append(rel)
+            for rel in out.removed:
+                del entries[rel]
+        for rel, src in files.items():
+            digest = _sha256(src)
+            dest = staging / rel
+            if dest.is_file() and entries.get(rel, {}).get("sha256") == digest:
+                out.unchanged.append(rel)
+            else:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, dest)
+                out.copied.append(rel)
+            entries[rel] = {
+                "bytes": src.stat().st_size,
+                "sha256": digest,
+                "slice": slice_name,
+                "source_mtime": _iso(src.stat().st_mtime),
+            }
+        manifest["files"] = dict(sorted(entries.items()))
+        manifest["publishes"].append(
+            {
+                "slice": slice_name,
+                "date": _iso(now if now is not None else dt.datetime.now().timestamp()),
+                **git_state(workdir),
+                "config_files": used_config,
+                "machine": dict(machine) if machine is not None else machine_facts(),
+                "files": len(files),
+                "report": "published" if report_warning is None else "not published",
+            }
+        )
+        write_text(staging / CONFIG_NAME, yaml.safe_dump(config, sort_keys=False))
+        write_json(staging / MANIFEST, manifest)
+        from .runmd import write_run_md
+
+        write_run_md(staging, notes)
+        sizes = {
+            p.relative_to(staging).as_posix(): p.stat().st_size
+            for p in staging.rglob("*")
+            if p.is_file()
+        }
+        out.n_files, out.total_bytes = len(sizes), sum(sizes.values())
+        if out.total_bytes > budget_bytes:
+            largest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
+            raise RecordError(
+                f"{record} would hold {_mb(out.total_bytes)}, over its budget of "
+                f"{_mb(budget_bytes)} (largest: "
+                + ", ".join(f"{r} {_mb(n)}" for r, n in largest)
+                + "): nothing was written; leave files out with --exclude or publish to "
+                "a separate record"
+            )
+        _swap_in(staging, record)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return out
+
+
+# ---------------------------------------------------------------- the Snakemake report
+
+
+def _snakemake(config_files: Sequence[str], snakefile: str | os.PathLike | None) -> list[str]:
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "1"]
+    if snakefile is not None:
+        cmd += ["--snakefile", str(Path(snakefile).resolve())]
+    for c in config_files:
+        cmd += ["--configfile", c]
+    return cmd
+
+
+def build_report(
+    workdir: str | os.PathLike,
+    config_files: Sequence[str],
+    snakefile: str | os.PathLike | None = None,
+    timeout: float = 3600,
+) -> str | None:
+    """Build ``results/`` :data:`REPORT_NAME` of the run in ``workdir`` with Snakemake and the
+    run's metadata (``.snakemake/``, which a copied record lacks); ``snakefile`` defaults to
+    the run directory's.
+
+    Returns
+    -------
+    str or None
+        None on success, else why it failed (the end of Snakemake's output).
+    """
+    cmd = _snakemake(config_files, snakefile) + ["--report", f"results/{REPORT_NAME}"]
+    try:
+        proc = subprocess.run(
+            cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return f"{' '.join(cmd)} failed: {err}"
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-8:]
+        return f"{' '.join(cmd)} failed in {workdir}:\n  " + "\n  ".join(tail)
+    return None
+
+
+# ---------------------------------------------------------------- restoring cells
+
+
+def cell_job(rel: str) -> tuple[str, dict[str, str]]:
+    """Rule and wildcards of the J+aB cell table at ``rel`` (relative to ``results/``).
+
+    Examples
+    --------
+    >>> cell_job("jab/cells/main/blog/nn/m0.6.parquet")
+    ('jab_main_cell', {'jab_data': 'blog', 'jab_learner': 'nn', 'jab_m': '0.6'})
+    >>> cell_job("jab/cells/jplus/blog/rf.parquet")[0]
+    'jab_jplus_cell'
+    """
+    stem = rel.removesuffix(".parquet")
+    for pattern, rule in CELL_RULES:
+        m = pattern.fullmatch(stem)
+        if m:
+            return rule, m.groupdict()
+    raise RecordError(f"{rel} is not a J+aB cell table (jab/cells/<grid>/<data>/<learner>/...)")
+
+
+def cell_in_config(rule: str, wildcards: Mapping[str, str], config: Mapping) -> bool:
+    """Whether ``config`` runs the J+aB cell job ``rule`` with ``wildcards``."""
+    jab = config.get("jab", {})
+    if not config.get("experiments", {}).get("jab"):
+        return False
+    if wildcards["jab_data"] not in jab.get("datasets", ()):
+        return False
+    if wildcards["jab_learner"] not in jab.get("learners", ()):
+        return False
+    grid, switch = CELL_GRIDS[rule]
+    if grid is None:
+        return True
+    section = jab.get(grid, {})
+    if switch is not None and not section.get(switch):
+        return False
+    return wildcards["jab_m"] in {f"{r:g}" for r in section.get("m_ratios", ())}
+
+
+def _value(config: Mapping, dotted: str) -> Any:
+    node: Any = config
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+@dataclass
+class RestoreResult:
+    """What :func:`restore` did; ``cells`` are the restored cell paths relative to the run
+    directory (the targets to ``snakemake --touch``)."""
+
+    copied: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    not_in_config: list[str] = field(default_factory=list)
+    cells: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = [
+            f"restored {len(self.copied)} files ({len(self.cells)} J+aB cells); "
+            f"{len(self.kept)} already in the run kept"
+        ]
+        if self.not_in_config:
+            out.append(
+                f"{len(self.not_in_config)} cells of the record are not jobs of this config "
+                f"and were not restored (e.g. {self.not_in_config[0]})"
+            )
+        return out
+
+
+def restore(
+    record: str | os.PathLike,
+    results: str | os.PathLike,
+    config: Mapping | None = None,
+    overwrite: bool = False,
+) -> RestoreResult:
+    """Copy the record's J+aB cell tables and benchmark files back into ``results``.
+
+    The copies get the current time as modification time, so they are newer than the
+    prepared data they were computed from (which must therefore exist already: prepare the
+    data first). Snakemake then has no reason to rerun them except missing metadata, which
+    ``snakemake --touch`` of the cells records (:func:`touch_cells`).
+
+    Parameters
+    ----------
+    record : str or Path
+        The record folder.
+    results : str or Path
+        The ``results/`` directory of the run to resume.
+    config : mapping, optional
+        The config of the run to resume. When given, only cells that are jobs of it are
+        restored, and every config value such a cell reads (its rule's keys in
+        :mod:`ensemble_repro.experiments.rule_keys`) must equal the record's
+        :data:`CONFIG_NAME`.
+    overwrite : bool
+        Replace files the run already has (by default they are kept).
+
+    Returns
+    -------
+    RestoreResult
+
+    Raises
+    ------
+    RecordError
+        The record does not exist, a prepared data table a cell needs is missing, or a cell
+        was made with other config values than ``config``'s (nothing is copied then).
+    """
+    from ..experiments.rule_keys import job_keys
+
+    record, results = Path(record), Path(results)
+    if not record.is_dir():
+        raise RecordError(f"record {record} does not exist: give a folder written by publish")
+    files = collect(record, patterns=RESTORED_PATTERNS)
+    out = RestoreResult()
+    record_config = None
+    if config is not None:
+        path = record / CONFIG_NAME
+        if not path.is_file():
+            raise RecordError(
+                f"{path} is missing, so the record's cells cannot be checked against the "
+                "config: republish the record (publish writes it)"
+            )
+        record_config = yaml.safe_load(path.read_text()) or {}
+    problems, missing_data = [], set()
+    for rel in list(files):
+        if not rel.startswith("jab/cells/"):
+            continue
+        rule, wc = cell_job(rel)
+        if config is not None:
+            if not cell_in_config(rule, wc, config):
+                out.not_in_config.append(rel)
+                del files[rel]
+                continue
+            for key in job_keys(rule, wc):
+                old, new = _value(record_config, key), _value(config, key)
+                if old != new:
+                    problems.append(f"{rel}: {key} is {old!r} in the record, {new!r} here")
+        data = results / PREPARED_DATA.format(name=wc["jab_data"])
+        if not data.is_file():
+            missing_data.add(str(data))
+    if problems:
+        raise RecordError(
+            f"the record's cells were made with other config values than this run's "
+            f"({len(problems)}): "
+            + "; ".join(problems[:5])
+            + ": resume with the record's config (its "
+            + CONFIG_NAME
+            + ") or let these cells run"
+        )
+    if missing_data:
+        raise RecordError(
+            f"prepared data {', '.join(sorted(missing_data))} missing: prepare the data first "
+            "(snakemake --cores N data --configfile CONFIG; make record-resume does), so the "
+            "restored cells are newer than the data they were computed from"
+        )
+    for rel, src in files.items():
+        dest = results / rel
+        if dest.exists() and not overwrite:
+            out.kept.append(rel)
+            continue
+        with atomic_path(dest) as tmp:
+            shutil.copyfile(src, tmp)
+        out.copied.append(rel)
+        if rel.startswith("jab/cells/"):
+            out.cells.append((Path(results.name) / rel).as_posix())
+    return out
+
+
+def touch_cells(
+    workdir: str | os.PathLike,
+    config_files: Sequence[str],
+    cells: Sequence[str],
+    snakefile: str | os.PathLike | None = None,
+) -> subprocess.CompletedProcess:
+    """``snakemake --touch --force`` of the restored cells in the run directory ``workdir``:
+    Snakemake records their metadata (params, input, code) as if it had run them, so a later
+    config change reruns them; ``snakefile`` defaults to the run directory's."""
+    cmd = _snakemake(config_files, snakefile) + ["--touch", "--force", *cells]
+    return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, check=False)

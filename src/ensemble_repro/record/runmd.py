@@ -1,0 +1,400 @@
+"""``RUN.md`` of a record: how the run of record was made, generated from the record itself.
+
+Commits, config files, machine and publish dates come from the record's manifest
+(``record.json``, written at publish time), software versions (and commits, when the sidecars
+name them) from the provenance sidecars, the dates and the measured cost from the benchmark
+files, the estimate from :mod:`ensemble_repro.estimate` run on the record's ``config.yaml``.
+Only the "load while it ran" section is free text, from the record's :data:`NOTES_NAME`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from ..io import markdown_table, read_json, write_text
+from .files import CONFIG_NAME, MANIFEST, RecordError, read_manifest
+
+#: The generated page, and the notes file whose text is its "load while it ran" section.
+RUN_MD = "RUN.md"
+NOTES_NAME = "notes.md"
+#: Key of a provenance sidecar naming the commit that made its table (read when present).
+PROVENANCE_COMMIT_KEY = "commit"
+#: Papers in the order of the cost table; benchmarked rules of no paper count as ``data``.
+COST_GROUPS = ("jab", "qwyc", "knapsack", "data")
+#: Where the run's outputs live in a run directory (the record mirrors this folder).
+RESULTS_DIR = "results"
+
+
+@dataclass
+class Benchmark:
+    """One benchmark file of the record: its rule, paper, CPU and wall seconds, end time."""
+
+    path: str
+    rule: str
+    paper: str
+    cpu: float
+    wall: float
+    end: dt.datetime | None
+
+
+def _pattern_regex(pattern: str) -> re.Pattern:
+    """A regex matching the paths of a ``names.BENCHMARKS`` pattern, wildcards as groups."""
+    parts = re.split(r"\{(\w+)\}", pattern)
+    out = ""
+    for i, part in enumerate(parts):
+        out += re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/]+?)"
+    return re.compile(out)
+
+
+def benchmark_rule(rel: str) -> tuple[str, dict[str, str]] | None:
+    """Rule and wildcards of a benchmark file (``benchmarks/...`` relative to ``results/``),
+    from the workflow's benchmark patterns; None for a file no rule writes.
+
+    Examples
+    --------
+    >>> benchmark_rule("benchmarks/qwyc/sweep/adult_qwyc_greedy_mse.tsv")
+    ('qwyc_sweep', {'qwyc_data': 'adult', 'qwyc_method': 'qwyc_greedy_mse'})
+    """
+    from ..experiments.names import BENCHMARKS
+
+    full = f"{RESULTS_DIR}/{rel}"
+    for rule, pattern in BENCHMARKS.items():
+        m = _pattern_regex(pattern).fullmatch(full)
+        if m:
+            return rule, m.groupdict()
+    return None
+
+
+def _paper(rule: str) -> str:
+    prefix = rule.split("_", 1)[0]
+    return prefix if prefix in COST_GROUPS else "data"
+
+
+class _AsRunDir:
+    """A temporary run directory whose ``results`` is the record (for ``estimate.compare``)."""
+
+    def __init__(self, record: Path):
+        self.record = record
+
+    def __enter__(self) -> Path:
+        self._tmp = tempfile.TemporaryDirectory(prefix="record-run-")
+        root = Path(self._tmp.name)
+        os.symlink(self.record.resolve(), root / RESULTS_DIR)
+        return root
+
+    def __exit__(self, *exc) -> None:
+        self._tmp.cleanup()
+
+
+def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
+    """Every benchmark file of the record with its measured CPU and wall seconds (the mean
+    of the file's rows, as :func:`ensemble_repro.estimate.measured` reads them) and the time
+    its job ended (the source file's modification time at publish, from the manifest)."""
+    from ..estimate import Job, measured
+
+    record = Path(record)
+    entries = read_manifest(record)["files"]
+    out = []
+    with _AsRunDir(record) as rundir:
+        for path in sorted((record / "benchmarks").rglob("*.tsv")):
+            rel = path.relative_to(record).as_posix()
+            found = benchmark_rule(rel)
+            if found is None:
+                continue
+            rule, wildcards = found
+            got = measured(Job(rule, "", _paper(rule), 0.0, wildcards=wildcards), rundir)
+            if got is None:
+                continue
+            mtime = entries.get(rel, {}).get("source_mtime")
+            end = dt.datetime.fromisoformat(mtime) if mtime else None
+            out.append(Benchmark(rel, rule, _paper(rule), got[0], got[1], end))
+    return out
+
+
+def _sidecars(record: Path) -> list[dict]:
+    out = []
+    for p in sorted(record.rglob("*.provenance.json")):
+        try:
+            meta = read_json(p)
+        except ValueError:
+            raise RecordError(f"{p} is not valid JSON: republish it from the run") from None
+        if isinstance(meta, dict):
+            out.append(meta)
+    return out
+
+
+def _hours(seconds: float) -> str:
+    h = seconds / 3600
+    return f"{h:.2f}" if h >= 0.01 else f"{h:.2g}"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
+
+
+def _when(t: dt.datetime | None) -> str:
+    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "-"
+
+
+def _cost_section(record: Path, config: Mapping, cores: int, marks: list[Benchmark]) -> list[str]:
+    from ..estimate import compare, comparison_table, estimate
+
+    lines = [
+        "## Cost: measured and estimated",
+        "",
+        "Measured: the `benchmark:` files of the jobs (`benchmarks/**.tsv`; a J+aB cell, "
+        "QWYC and knapsack experiment job or data preparation each has one; collectors, "
+        "figures and tables do not), summed per paper by rule. *Job wall* adds the jobs' "
+        "wall times (jobs that ran side by side count twice); *first start to last end* "
+        "spans the paper's benchmarked jobs (including any pause between slices). Estimated: "
+        f"`python -m ensemble_repro.estimate` for this record's `{CONFIG_NAME}` on {cores} "
+        "core(s): for the same jobs (calibrated unit costs) and for every job of the paper.",
+        "",
+    ]
+    with _AsRunDir(record) as rundir:
+        rules = compare(dict(config), rundir)
+    est_same = Counter()
+    for r in rules:
+        est_same[r.paper] += r.estimated
+    whole = {c.paper: c for c in estimate(dict(config), cores)}
+    rows = []
+    for paper in COST_GROUPS:
+        mine = [b for b in marks if b.paper == paper]
+        if not mine and paper not in whole:
+            continue
+        cpu, wall = sum(b.cpu for b in mine), sum(b.wall for b in mine)
+        ends = [b.end for b in mine if b.end]
+        starts = [b.end - dt.timedelta(seconds=b.wall) for b in mine if b.end]
+        est = whole.get(paper)
+        rows.append(
+            {
+                "paper": paper,
+                "jobs measured": len(mine),
+                "measured CPU-h": _hours(cpu) if mine else "-",
+                "estimated CPU-h, same jobs": _hours(est_same[paper]) if mine else "-",
+                "measured / estimated": (
+                    f"{cpu / est_same[paper]:.2f}" if mine and est_same[paper] > 0 else "-"
+                ),
+                "measured job wall": _duration(wall) if mine else "-",
+                "first start to last end": (
+                    _duration((max(ends) - min(starts)).total_seconds()) if ends else "-"
+                ),
+                "jobs of the paper": est.jobs if est else "-",
+                "estimated CPU-h, whole paper": _hours(est.cpu_hours * 3600) if est else "-",
+                f"estimated wall, {cores} cores": (
+                    _duration(est.wall_hours * 3600) if est else "-"
+                ),
+            }
+        )
+    lines.append(markdown_table(pd.DataFrame(rows)).rstrip())
+    total = whole.get("total")
+    if total is not None:
+        lines += [
+            "",
+            f"Whole config, estimated: {total.jobs} jobs, {_hours(total.cpu_hours * 3600)} "
+            f"CPU-h, {_duration(total.wall_hours * 3600)} on {cores} core(s). Measured in "
+            f"all: {len(marks)} benchmarked jobs, {_hours(sum(b.cpu for b in marks))} CPU-h.",
+        ]
+    if rules:
+        lines += ["", "### Per rule", "", comparison_table(rules)]
+    return lines
+
+
+def run_md(record: str | os.PathLike) -> str:
+    """The text of the record's ``RUN.md`` (see the module docstring for its sources).
+
+    Parameters
+    ----------
+    record : str or Path
+        A record folder written by :func:`ensemble_repro.record.publish`.
+
+    Returns
+    -------
+    str
+        Markdown.
+
+    Raises
+    ------
+    RecordError
+        The record has no manifest or no config (it was not written by ``publish``).
+    """
+    record = Path(record)
+    if not (record / MANIFEST).is_file():
+        raise RecordError(
+            f"{record / MANIFEST} is missing: {record} was not written by publish "
+            "(python -m ensemble_repro.record publish RESULTS RECORD)"
+        )
+    if not (record / CONFIG_NAME).is_file():
+        raise RecordError(f"{record / CONFIG_NAME} is missing: republish the record")
+    manifest = read_manifest(record)
+    config = yaml.safe_load((record / CONFIG_NAME).read_text()) or {}
+    publishes = manifest["publishes"]
+    last = publishes[-1] if publishes else {}
+    cores = int((last.get("machine") or {}).get("cores") or 1)
+    sidecars = _sidecars(record)
+    marks = benchmarks(record)
+
+    lines = [
+        "# Run of record",
+        "",
+        "Generated by `python -m ensemble_repro.record runmd RECORD` from this folder's "
+        f"`{MANIFEST}` (one entry per publish), `{CONFIG_NAME}`, provenance sidecars and "
+        f"benchmark files; the last section is `{NOTES_NAME}`. Regenerate it rather than "
+        "editing it.",
+        "",
+        "## Commits",
+        "",
+    ]
+    rows = [
+        {
+            "slice": p.get("slice", "-"),
+            "published": p.get("date", "-"),
+            "commit": p.get("commit") or "unknown (not a git checkout)",
+            "tracked files changed": {True: "yes", False: "no"}.get(p.get("dirty"), "-"),
+            "files": p.get("files", "-"),
+            "report": p.get("report", "-"),
+        }
+        for p in publishes
+    ]
+    lines.append(markdown_table(pd.DataFrame(rows)).rstrip() if rows else "No publish yet.")
+    named = Counter(str(m[PROVENANCE_COMMIT_KEY]) for m in sidecars if m.get(PROVENANCE_COMMIT_KEY))
+    lines.append("")
+    if named:
+        lines.append(
+            "Commits named by the provenance sidecars: "
+            + ", ".join(f"`{c}` ({n} tables)" for c, n in sorted(named.items()))
+            + f"; {len(sidecars) - sum(named.values())} sidecars name none."
+        )
+    else:
+        lines.append(
+            f"The {len(sidecars)} provenance sidecars name no commit; the commit above is the "
+            "run checkout's at publish time."
+        )
+
+    lines += ["", "## Config", ""]
+    files = last.get("config_files") or []
+    lines.append(
+        "Config files (last publish): "
+        + (" + ".join(f"`{f}`" for f in files) or "-")
+        + f"; effective config: [{CONFIG_NAME}]({CONFIG_NAME}); seed `{config.get('seed')}`; "
+        "papers switched on: "
+        + (", ".join(p for p, on in (config.get("experiments") or {}).items() if on) or "none")
+        + "."
+    )
+    claims = record / "claims.csv"
+    if claims.is_file():
+        df = pd.read_csv(claims, keep_default_na=False)
+        if {"scale", "made_on"} <= set(df.columns):
+            made = sorted({f"{r.scale} scale, {r.made_on}" for r in df.itertuples()})
+            lines.append(f"Verdicts (`claims.csv`) made at: {'; '.join(made)}.")
+    stacks = Counter(
+        ", ".join(f"{k} {v}" for k, v in sorted(m["software"].items()))
+        for m in sidecars
+        if isinstance(m.get("software"), dict)
+    )
+    if stacks:
+        lines += ["", "Software (provenance sidecars):", ""]
+        lines += [f"- {s} ({n} tables)" for s, n in stacks.most_common()]
+
+    lines += ["", "## Machine", ""]
+    machines: dict[str, list[str]] = {}
+    for p in publishes:
+        m = p.get("machine") or {}
+        key = yaml.safe_dump(m, sort_keys=True)
+        machines.setdefault(key, []).append(p.get("slice", "-"))
+    mrows = []
+    for key, slices in machines.items():
+        m = yaml.safe_load(key) or {}
+        mrows.append(
+            {
+                "cores": m.get("cores", "-"),
+                "CPU model": m.get("cpu_model", "-"),
+                "memory (GB)": m.get("memory_gb", "-"),
+                "OS": m.get("os", "-"),
+                "Python": m.get("python", "-"),
+                "slices": ", ".join(dict.fromkeys(slices)),
+            }
+        )
+    lines.append(markdown_table(pd.DataFrame(mrows)).rstrip() if mrows else "Unknown.")
+
+    lines += [
+        "",
+        "## Dates",
+        "",
+        "From the benchmark files (a job ended when its file was written, started its wall "
+        "seconds earlier); publish dates are under Commits.",
+        "",
+    ]
+    drows = []
+    for paper in COST_GROUPS:
+        mine = [b for b in marks if b.paper == paper and b.end]
+        if mine:
+            drows.append(
+                {
+                    "paper": paper,
+                    "first job started": _when(
+                        min(b.end - dt.timedelta(seconds=b.wall) for b in mine)
+                    ),
+                    "last job ended": _when(max(b.end for b in mine)),
+                    "benchmarked jobs": len(mine),
+                }
+            )
+    lines.append(markdown_table(pd.DataFrame(drows)).rstrip() if drows else "No benchmarks.")
+
+    lines += [""] + _cost_section(record, config, cores, marks)
+
+    lines += ["", "## Load while it ran", ""]
+    notes = record / NOTES_NAME
+    lines.append(
+        notes.read_text().strip()
+        if notes.is_file()
+        else f"No notes: give them with `--notes FILE` (stored as `{NOTES_NAME}`)."
+    )
+    busy = [
+        f"{paper} {sum(b.cpu for b in mine) / total:.2f}"
+        for paper in COST_GROUPS
+        if (mine := [b for b in marks if b.paper == paper])
+        and (total := sum(b.wall for b in mine)) > 0
+    ]
+    if busy:
+        lines += [
+            "",
+            "CPU seconds per wall second of the benchmarked jobs (a job's threads busy; "
+            "well below its thread count means it waited for the CPU): " + ", ".join(busy) + ".",
+        ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_run_md(record: str | os.PathLike, notes: str | os.PathLike | None = None) -> Path:
+    """Write ``RUN.md`` into the record (atomically), first storing ``notes`` (a text file)
+    as its :data:`NOTES_NAME` when given.
+
+    Returns
+    -------
+    Path
+        The written ``RUN.md``.
+    """
+    record = Path(record)
+    if notes is not None:
+        try:
+            text = Path(notes).read_text()
+        except OSError as err:
+            raise RecordError(f"--notes {notes}: {err.strerror}; give a text file") from None
+        write_text(record / NOTES_NAME, text)
+    path = record / RUN_MD
+    write_text(path, run_md(record))
+    return path

@@ -1,0 +1,481 @@
+"""The run of record: publishing a run into a record folder, restoring its J+aB cells, RUN.md
+and the README's verdict table.
+
+Unit tests work on a small results tree built here; the last tests reuse the shared smoke run
+(``smoke_cores2``) to check that a restored record resumes without rerunning a cell.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from workflow_helpers import SMOKE, SNAKEFILE, run_snakemake
+
+from ensemble_repro import record as rec
+from ensemble_repro.claims import COLUMNS, PAPERS, VERDICTS
+from ensemble_repro.estimate import estimate
+from ensemble_repro.record import files as rec_files
+from ensemble_repro.record.__main__ import main as cli
+
+#: Files of the constructed run that a record holds (relative to results/).
+PUBLISHED = {
+    "claims.csv",
+    "paper_vs_ours.md",
+    "paper_vs_ours.html",
+    "claims_summary.rst",
+    "README.md",
+    "jab/paper_vs_ours.md",
+    "jab/claims.csv",
+    "jab/main.csv",
+    "jab/main.provenance.json",
+    "jab/figures/figure1.png",
+    "jab/cells/main/communities/ridge/m0.4.parquet",
+    "jab/cells/jplus/communities/ridge.parquet",
+    "qwyc/adult/figure1.csv",
+    "benchmarks/jab/main/communities_ridge_m0.4.tsv",
+    "benchmarks/jab/jplus/communities_ridge.tsv",
+    "benchmarks/qwyc/model/adult.tsv",
+    "benchmarks/data/prepare/communities.tsv",
+}
+#: Files of the constructed run that a record never holds.
+NOT_PUBLISHED = {
+    "jab/figures/figure1.pdf",
+    "qwyc/adult/model.npz",
+    "qwyc/adult/gbt.pkl",
+    "knapsack/pool.joblib",
+    "data/communities.parquet",
+    "data/communities.csv",
+    "data/communities.json",
+    "logs/jab/main.log",
+    "jab/.main.csv.1a2b3c.csv",
+    "html/main.html",
+}
+#: (CPU seconds, wall seconds) of each constructed benchmark file.
+BENCH = {
+    "benchmarks/jab/main/communities_ridge_m0.4.tsv": (1800.0, 1000.0),
+    "benchmarks/jab/jplus/communities_ridge.tsv": (1800.0, 2600.0),
+    "benchmarks/qwyc/model/adult.tsv": (360.0, 400.0),
+    "benchmarks/data/prepare/communities.tsv": (3.0, 4.0),
+}
+MACHINE = {"cores": 2, "cpu_model": "Test CPU 9000", "memory_gb": 7.5, "os": "Linux", "python": "3"}
+
+
+def claims_frame(papers=("jab", "qwyc"), verdicts=None) -> pd.DataFrame:
+    """Claims rows of ``papers`` with the given verdict words (default: one of each)."""
+    verdicts = list(verdicts or VERDICTS)
+    rows = []
+    for paper in papers:
+        for i, v in enumerate(verdicts):
+            row = dict.fromkeys(COLUMNS, "")
+            row |= {"paper": paper, "claim_id": f"{paper}.c{i}", "verdict": v}
+            row |= {"scale": "paper", "made_on": "2026-12-01", "n_repeats": 10}
+            row |= {"timing": False, "effect_log": False}
+            rows.append(row)
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def write(path: Path, text: str | bytes = "x") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def bench_text(cpu: float, wall: float) -> str:
+    head = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time"
+    return f"{head}\n{wall}\t0:00:01\t100\t100\t100\t100\t0\t0\t{cpu / wall * 100:.2f}\t{cpu}\n"
+
+
+@pytest.fixture
+def run(tmp_path) -> Path:
+    """A run directory: the smoke config as its config, and a results tree holding one file
+    of every kind (published or not)."""
+    work = tmp_path / "run"
+    write(work / rec_files.BASE_CONFIG, SMOKE.read_text())
+    res = work / "results"
+    claims = claims_frame()
+    claims.to_csv(write(res / "claims.csv"), index=False)
+    claims[claims["paper"] == "jab"].to_csv(write(res / "jab/claims.csv"), index=False)
+    for rel in PUBLISHED | NOT_PUBLISHED:
+        if rel.endswith(".parquet"):
+            (res / rel).parent.mkdir(parents=True, exist_ok=True)
+            pd.DataFrame({"trial": [0, 1], "coverage": [0.9, 0.91]}).to_parquet(res / rel)
+        elif rel in BENCH:
+            write(res / rel, bench_text(*BENCH[rel]))
+        elif rel == "jab/main.provenance.json":
+            write(res / rel, '{"table": "main.csv", "software": {"numpy": "2.0"}}')
+        elif not (res / rel).exists():
+            write(res / rel, f"content of {rel}\n")
+    return work
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def publish(run: Path, record: Path, **kw):
+    kw.setdefault("machine", MACHINE)
+    return rec.publish(run / "results", record, **kw)
+
+
+# ---------------------------------------------------------------- publish
+
+
+def test_publish_copies_the_small_outputs_and_nothing_else(run, tmp_path):
+    record = tmp_path / "record" / "paper"
+    out = publish(run, record)
+    held = set(snapshot(record))
+    own = {rec.MANIFEST, rec.CONFIG_NAME, rec.RUN_MD}
+    assert held == PUBLISHED | own
+    for rel in PUBLISHED:  # same layout as results/, same bytes
+        assert (record / rel).read_bytes() == (run / "results" / rel).read_bytes(), rel
+    assert out.n_files == len(held) and out.total_bytes == sum(
+        len(b) for b in snapshot(record).values()
+    )
+    assert sorted(out.copied) == sorted(PUBLISHED)
+    manifest = rec.read_manifest(record)
+    assert set(manifest["files"]) == PUBLISHED
+    assert manifest["publishes"][-1]["machine"] == MACHINE
+    assert yaml.safe_load((record / rec.CONFIG_NAME).read_text()) == yaml.safe_load(
+        SMOKE.read_text()
+    )
+    assert f"of the {rec.RECORD_BUDGET_BYTES / 1e6:.2f} MB budget" in out.lines()[0]
+    assert f"{out.n_files} files" in out.lines()[0]
+    assert not list(record.parent.glob(".paper.*"))  # no staging copy left
+
+
+def test_a_file_over_the_cap_is_refused_by_name_and_nothing_is_written(run, tmp_path):
+    record = tmp_path / "paper"
+    write(run / "results/jab/main.csv", "1,2\n" * 3000)
+    with pytest.raises(rec.RecordError, match=r"results/jab/main\.csv is 12\.0 kB, over the per-"):
+        publish(run, record, max_file_bytes=10_000)
+    assert not record.exists()
+
+
+def test_over_budget_the_record_is_left_as_it_was(run, tmp_path):
+    record = tmp_path / "paper"
+    publish(run, record)
+    before = snapshot(record)
+    write(run / "results/qwyc/adult/big.csv", "9" * 5000)
+    with pytest.raises(rec.RecordError, match="over its budget.*qwyc/adult/big.csv"):
+        publish(run, record, budget_bytes=sum(map(len, before.values())) + 1000)
+    assert snapshot(record) == before
+    assert not list(tmp_path.glob(".paper.*"))
+
+
+def test_a_crash_mid_publish_leaves_the_old_record(run, tmp_path, monkeypatch):
+    record = tmp_path / "paper"
+    publish(run, record)
+    before = snapshot(record)
+    # two changed files: the first is copied, the crash comes at the second
+    write(run / "results/claims_summary.rst", "changed\n")
+    write(run / "results/jab/main.csv", "changed\n")
+    copyfile = shutil.copyfile
+
+    def failing_copy(src, dst, **kw):
+        if Path(src) == run / "results/jab/main.csv":
+            raise OSError("disk full")
+        return copyfile(src, dst, **kw)
+
+    monkeypatch.setattr(rec_files.shutil, "copyfile", failing_copy)
+    with pytest.raises(OSError, match="disk full"):
+        publish(run, record, slice_name="again")
+    assert snapshot(record) == before
+    assert not list(tmp_path.glob(".paper.*"))
+
+
+def test_a_record_moved_aside_by_a_crash_is_recovered(run, tmp_path):
+    record = tmp_path / "paper"
+    publish(run, record)
+    (run / "results/qwyc/adult/figure1.csv").unlink()  # kept in the record: no --replace
+    os.rename(record, tmp_path / ".paper.old")  # a crash between the two renames of the swap
+    (tmp_path / ".paper.staging-1").mkdir()
+    publish(run, record)
+    assert (record / "qwyc/adult/figure1.csv").is_file()
+    assert [p["slice"] for p in rec.read_manifest(record)["publishes"]] == ["all", "all"]
+    assert not list(tmp_path.glob(".paper.*"))
+
+
+def test_partial_runs_add_up_and_replace_prunes_only_its_own_slice(run, tmp_path):
+    record = tmp_path / "paper"
+    res = run / "results"
+    publish(run, record, slice_name="jab")
+    # a later run of another slice, which has no J+aB cells (a partial run)
+    shutil.rmtree(res / "jab" / "cells")
+    write(res / "qwyc/nomao/figure1.csv", "a\n1\n")
+    out = publish(run, record, slice_name="qwyc")
+    assert not out.removed
+    assert (record / "jab/cells/jplus/communities/ridge.parquet").is_file()
+    assert (record / "qwyc/nomao/figure1.csv").is_file()
+    assert "jab/main.csv" in out.unchanged
+    # replace: the files the jab slice wrote and the run no longer has go; qwyc's stay
+    (res / "qwyc/nomao/figure1.csv").unlink()
+    out = publish(run, record, slice_name="jab", replace=True)
+    assert sorted(out.removed) == [
+        "jab/cells/jplus/communities/ridge.parquet",
+        "jab/cells/main/communities/ridge/m0.4.parquet",
+    ]
+    assert not (record / "jab/cells").exists() or not list((record / "jab/cells").rglob("*.*"))
+    assert (record / "qwyc/nomao/figure1.csv").is_file()
+    slices = [p["slice"] for p in rec.read_manifest(record)["publishes"]]
+    assert slices == ["jab", "qwyc", "jab"]
+
+
+def test_a_changed_config_is_stored_and_warned_about(run, tmp_path):
+    record = tmp_path / "paper"
+    publish(run, record)
+    config = yaml.safe_load(SMOKE.read_text())
+    config["jab"]["n_trials"] = 3
+    write(run / rec_files.BASE_CONFIG, yaml.safe_dump(config))
+    out = publish(run, record)
+    assert any("in 1 value(s) (jab.n_trials: 2 -> 3)" in w for w in out.warnings), out.warnings
+    assert yaml.safe_load((record / rec.CONFIG_NAME).read_text())["jab"]["n_trials"] == 3
+
+
+def test_the_report_is_published_only_when_newer_than_the_outputs(run, tmp_path):
+    record = tmp_path / "paper"
+    report = write(run / "results" / rec.REPORT_NAME, "<html>report</html>")
+    old = time.time() - 3600
+    os.utime(report, (old, old))
+    out = publish(run, record)
+    assert rec.REPORT_NAME not in snapshot(record)
+    assert any("older than" in w and "report.html" in w for w in out.warnings)
+    os.utime(report, None)
+    out = publish(run, record)
+    assert (record / rec.REPORT_NAME).read_text() == "<html>report</html>"
+    assert not out.warnings
+
+
+def test_publish_cli_errors_name_the_argument(run, tmp_path, capsys):
+    assert cli(["publish", str(run / "nothere"), str(tmp_path / "r")]) == 2
+    assert "nothere: give the run's results/ directory" in capsys.readouterr().err
+    code = cli(["publish", str(run / "results"), str(tmp_path / "r"), "--configfile", "no.yaml"])
+    assert code == 2
+    assert "config file" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- restore
+
+
+def test_restore_copies_cells_and_benchmarks_newer_than_the_data(run, tmp_path):
+    record = tmp_path / "paper"
+    publish(run, record)
+    day_ago = time.time() - 86400  # as after a git checkout of an old record
+    for p in record.rglob("*"):
+        os.utime(p, (day_ago, day_ago))
+    fresh = tmp_path / "fresh" / "results"
+    data = write(fresh / "data/communities.parquet", b"prepared")
+    old = time.time() - 60
+    os.utime(data, (old, old))
+    config = yaml.safe_load(SMOKE.read_text())
+    out = rec.restore(record, fresh, config)
+    cells = sorted(p for p in PUBLISHED if p.startswith("jab/cells/"))
+    assert sorted(out.cells) == [f"results/{c}" for c in cells]
+    assert set(out.copied) == set(cells) | set(BENCH)
+    for rel in out.copied:
+        assert (fresh / rel).read_bytes() == (record / rel).read_bytes()
+        assert (fresh / rel).stat().st_mtime > data.stat().st_mtime
+    assert not (fresh / "jab/main.csv").exists()  # only cells and benchmarks
+    again = rec.restore(record, fresh, config)  # the run's own files are kept
+    assert not again.copied and sorted(again.kept) == sorted(out.copied)
+
+
+def test_restore_needs_the_prepared_data_first(run, tmp_path):
+    record = tmp_path / "paper"
+    publish(run, record)
+    fresh = tmp_path / "fresh" / "results"
+    with pytest.raises(rec.RecordError, match=r"data/communities\.parquet missing: prepare"):
+        rec.restore(record, fresh, yaml.safe_load(SMOKE.read_text()))
+    assert not (fresh / "jab").exists()
+
+
+def test_restore_refuses_cells_made_with_other_config_values(run, tmp_path):
+    record = tmp_path / "paper"
+    publish(run, record)
+    fresh = tmp_path / "fresh" / "results"
+    write(fresh / "data/communities.parquet", b"prepared")
+    config = yaml.safe_load(SMOKE.read_text())
+    config["jab"]["n_trials"] += 1
+    with pytest.raises(rec.RecordError, match=r"m0\.4\.parquet: jab\.n_trials is 2 in the record"):
+        rec.restore(record, fresh, config)
+    assert not (fresh / "jab").exists()
+    # a key no cell reads does not matter; a cell the config does not run is not restored
+    config = yaml.safe_load(SMOKE.read_text())
+    config["qwyc"]["n_splits"] += 1
+    config["jab"]["main"]["m_ratios"] = [0.6]
+    out = rec.restore(record, fresh, config)
+    assert out.not_in_config == ["jab/cells/main/communities/ridge/m0.4.parquet"]
+    assert out.cells == ["results/jab/cells/jplus/communities/ridge.parquet"]
+
+
+# ---------------------------------------------------------------- RUN.md
+
+
+def test_run_md_measures_per_paper_from_the_benchmarks_next_to_the_estimate(run, tmp_path):
+    record = tmp_path / "paper"
+    notes = write(tmp_path / "notes.txt", "Load 5-12 from six other sessions.")
+    publish(run, record, notes=notes, now=1_790_000_000)
+    text = (record / rec.RUN_MD).read_text()
+    cost = text.split("## Cost")[1].split("### Per rule")[0]
+    row = {m.group(1): m.group(0) for m in re.finditer(r"^\| (\w+) \|.*$", cost, re.M)}
+    # jab: 3600 CPU-s = 1.00 CPU-h over 2 jobs, 3600 wall-s; qwyc 360 CPU-s = 0.10 CPU-h
+    cols = [c.strip() for c in row["jab"].strip("|").split("|")]
+    assert cols[:3] == ["jab", "2", "1.00"]
+    assert "1 h 0 min" in cols
+    assert [c.strip() for c in row["qwyc"].strip("|").split("|")][:3] == ["qwyc", "1", "0.10"]
+    config = yaml.safe_load(SMOKE.read_text())
+    whole = {c.paper: c for c in estimate(config, MACHINE["cores"])}
+    assert f"| {whole['jab'].jobs} |" in row["jab"]  # the paper's jobs from the estimate
+    assert "### Per rule" in text and "jab_main_cell" in text
+    assert "Test CPU 9000" in text and "7.5" in text
+    assert "Load 5-12 from six other sessions." in text
+    assert (record / rec.NOTES_NAME).is_file()
+    assert "numpy 2.0 (1 tables)" in text
+    assert "paper scale, 2026-12-01" in text
+    assert "2026-09-21T" in text  # the publish date (now=1_790_000_000)
+    # regenerating keeps the stored notes
+    rec.write_run_md(record)
+    assert "Load 5-12" in (record / rec.RUN_MD).read_text()
+
+
+def test_run_md_dates_come_from_the_benchmark_times(run, tmp_path):
+    res = run / "results"
+    end = 1_790_000_000
+    os.utime(res / "benchmarks/qwyc/model/adult.tsv", (end, end))
+    record = tmp_path / "paper"
+    publish(run, record)
+    text = (record / rec.RUN_MD).read_text()
+    # qwyc's only job ended at `end` after 400 wall seconds
+    assert re.search(r"\| qwyc \| 2026-09-21 14:06 UTC \| 2026-09-21 14:13 UTC \| 1 \|", text)
+
+
+def test_run_md_needs_a_published_record(tmp_path):
+    with pytest.raises(rec.RecordError, match="record.json is missing"):
+        rec.run_md(tmp_path)
+
+
+# ---------------------------------------------------------------- README block
+
+
+README_TEXT = f"""# Project
+
+Intro text | with a pipe.
+
+{rec.README_BEGIN}
+old table
+{rec.README_END}
+
+## After
+
+Text after the block.
+"""
+
+
+def test_readme_block_is_regenerated_and_the_rest_is_untouched(tmp_path):
+    record = tmp_path / "record" / "paper"
+    claims = claims_frame(papers=("jab", "qwyc", "knapsack"))
+    claims.loc[0, "verdict"] = VERDICTS[1]  # jab: two of VERDICTS[1], none of VERDICTS[0]
+    write(record / "claims.csv")
+    claims.to_csv(record / "claims.csv", index=False)
+    readme = write(tmp_path / "README.md", README_TEXT)
+    path, changed = rec.update_readme(record, readme)
+    assert changed
+    text = readme.read_text()
+    head, rest = text.split(rec.README_BEGIN)
+    block, tail = rest.split(rec.README_END)
+    assert head == README_TEXT.split(rec.README_BEGIN)[0]
+    assert tail == README_TEXT.split(rec.README_END)[1]
+    assert "old table" not in block
+    assert "(record/paper/paper_vs_ours.md)" in block
+    rows = [r for r in block.splitlines() if r.startswith("| ")]
+    assert rows[0] == "| paper | " + " | ".join(VERDICTS) + " | made at |"
+    jab = rows[1].split(" | ")
+    assert jab[0] == f"| {PAPERS['jab']}"
+    assert jab[1 : 1 + len(VERDICTS)] == ["0", "2"] + ["1"] * (len(VERDICTS) - 2)
+    assert len(rows) == 4  # header and three papers
+    assert "partial" not in block
+    assert rec.update_readme(record, readme) == (readme, False)  # stable
+
+
+def test_a_partial_record_says_which_papers_it_holds(tmp_path):
+    record = tmp_path / "paper"
+    write(record / "claims.csv")
+    claims_frame(papers=("qwyc",)).to_csv(record / "claims.csv", index=False)
+    block = rec.readme_block(record, tmp_path)
+    assert f"partial: it holds {PAPERS['qwyc']}; not yet {PAPERS['jab']}, " in block
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("# no markers\n", "occurs 0 times"),
+        (f"{rec.README_BEGIN}\n{rec.README_END}\n{rec.README_END}\n", "occurs 2 times"),
+        (f"{rec.README_END}\n{rec.README_BEGIN}\n", "comes before"),
+    ],
+    ids=["missing", "repeated", "swapped"],
+)
+def test_bad_markers_are_an_error_and_the_readme_is_kept(tmp_path, text, problem):
+    record = tmp_path / "paper"
+    write(record / "claims.csv")
+    claims_frame().to_csv(record / "claims.csv", index=False)
+    readme = write(tmp_path / "README.md", text)
+    with pytest.raises(rec.RecordError, match=problem):
+        rec.update_readme(record, readme)
+    assert readme.read_text() == text
+
+
+def test_the_repository_readme_has_the_markers():
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    text = readme.read_text()
+    assert text.count(rec.README_BEGIN) == 1 and text.count(rec.README_END) == 1
+    assert text.index(rec.README_BEGIN) < text.index(rec.README_END)
+
+
+# ---------------------------------------------------------------- on the smoke run
+
+
+def dry_run_jobs(work: Path, *args: str) -> dict[str, int]:
+    proc = run_snakemake(work, "-n", *args, cores=2)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    table = re.search(r"Job stats:\njob\s+count\n[- ]+\n(.*?)\n(?:total|$)", proc.stdout, re.S)
+    if table is None:
+        assert "Nothing to be done" in proc.stdout, proc.stdout[-3000:]
+        return {}
+    return {line.split()[0]: int(line.split()[1]) for line in table.group(1).splitlines()}
+
+
+@pytest.mark.slow
+def test_a_restored_smoke_record_resumes_without_rerunning_a_cell(smoke_cores2, tmp_path):
+    record = tmp_path / "record"
+    out = rec.publish(smoke_cores2 / "results", record, config_files=[str(SMOKE)])
+    assert out.total_bytes < rec.RECORD_BUDGET_BYTES
+    cells = sorted(p.relative_to(record).as_posix() for p in record.glob("jab/cells/**/*.parquet"))
+    assert cells
+    # a new run directory with the raw and prepared data of the smoke run (as after `make data`)
+    work = tmp_path / "resumed"
+    shutil.copytree(smoke_cores2 / "resources", work / "resources")
+    shutil.copytree(smoke_cores2 / "results" / "data", work / "results" / "data")
+    before = dry_run_jobs(work)
+    assert before.get("jab_main_cell")
+    args = ["restore", str(record), str(work / "results"), "--configfile", str(SMOKE)]
+    assert cli([*args, "--snakefile", str(SNAKEFILE)]) == 0
+    after = dry_run_jobs(work)
+    assert not [r for r in after if r.startswith("jab_") and r.endswith("_cell")], after
+    assert after.get("jab_collect") == 1 and after.get("qwyc_model")
+    # touch recorded the cells' metadata: a config value the cells read still reruns them
+    overlay = write(tmp_path / "overlay.yaml", "jab:\n  alpha: 0.2\n")
+    changed = dry_run_jobs(work, "--configfile", str(SMOKE), str(overlay))
+    assert changed.get("jab_main_cell") == before["jab_main_cell"], changed
