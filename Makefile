@@ -85,8 +85,6 @@ estimate: $(STAMP)
 	$(BIN)/python -m ensemble_repro.estimate --config $(CONFIG) --cores $(CORES)
 
 ## Compare the result tables of RESULTS with the record RECORD (exit 1 when they differ).
-RECORD  ?= record/paper
-RESULTS ?= results
 .PHONY: verify
 verify: $(STAMP)
 	$(BIN)/python -m ensemble_repro.verify $(RESULTS) $(RECORD)
