@@ -4,6 +4,7 @@ per machine and reused, a new machine is measured, and the factors scale the uni
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -115,6 +116,11 @@ def test_kernels_and_load_probe_return_positive_numbers():
     times = est.time_kernels(["ridge", "numeric"], repeats=1)
     assert set(times) == {"ridge", "numeric"} and all(t > 0 for t in times.values())
     assert 0 < est.core_share(1, seconds=0.1) <= 1
+
+
+def test_load_average_caps_the_share():
+    cpus = os.cpu_count()
+    assert est.core_share(1, seconds=0.05, load=100 * cpus) <= cpus / (100 * cpus + 1)
 
 
 def test_machine_key_names_host_cpu_and_cores():

@@ -34,9 +34,9 @@ Model (every job is one rule job of the Snakemake DAG, the same jobs ``snakemake
   name, CPU model and CPU count) times one small kernel per family of units (:data:`KERNELS`:
   job start, ridge, RF, MLP, GBT, knapsack pool, array arithmetic) and scales each family's
   units by its kernel's time here over the reference time stored beside the units
-  (``kernel`` rows of ``unit_costs.csv``). A half-second probe (:func:`core_share`) measures
-  the share of a core each of the run's jobs gets at the current load; local wall times are
-  divided by it.
+  (``kernel`` rows of ``unit_costs.csv``). :func:`core_share` (a half-second probe and the
+  load average) gives the share of a core each of the run's jobs gets at the current load;
+  local wall times are divided by it.
 - **Wall time on c cores**: list scheduling of the DAG (a job starts when its inputs are done
   and min(threads, c) cores are free; among ready jobs the longest first), a job's duration
   its CPU time / min(threads, c) (the J+aB workers scale; nothing else is threaded).
@@ -1334,13 +1334,14 @@ _SHARE_CODE = (
 SHARE_SECONDS = 0.5
 
 
-def core_share(cores: int, seconds: float = SHARE_SECONDS) -> float:
+def core_share(cores: int, seconds: float = SHARE_SECONDS, load: float | None = None) -> float:
     """The share of a core each of ``cores`` busy jobs gets on this machine now.
 
-    ``cores`` processes spin side by side for ``seconds``; each reports its CPU time over its
-    wall time. On an idle machine with at least ``cores`` CPUs that is 1; when other work
-    competes for the CPUs it is what a job of the run will get, and the wall time of the run
-    is its CPU time over it. Other processes' niceness is accounted for by the scheduler.
+    Two views, the smaller kept: ``cores`` processes spin side by side for ``seconds`` and
+    each reports its CPU time over its wall time (what the scheduler gives a job this
+    instant, niceness of the other work included); and the 1-minute load average ``L``, the
+    queue the jobs join: ``CPUs / (L + cores)``. The probe alone misses load that comes and
+    goes within a minute; the load average alone over-counts niced work.
 
     Parameters
     ----------
@@ -1348,20 +1349,26 @@ def core_share(cores: int, seconds: float = SHARE_SECONDS) -> float:
         Jobs the run will run side by side (``--cores``, at most the CPUs).
     seconds : float
         How long the probe spins.
+    load : float, optional
+        The 1-minute load average (``os.getloadavg()`` by default).
 
     Returns
     -------
     float
-        The mean share, in (0, 1].
+        The share, in (0, 1]: 1 on an idle machine with at least ``cores`` CPUs.
     """
+    cpus = os.cpu_count() or 1
+    jobs = max(1, min(cores, cpus))
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _SHARE_CODE, str(seconds)], stdout=subprocess.PIPE, text=True
         )
-        for _ in range(max(1, min(cores, os.cpu_count() or 1)))
+        for _ in range(jobs)
     ]
-    shares = [float(p.communicate()[0]) for p in procs]
-    return min(1.0, max(1e-3, statistics.fmean(shares)))
+    probe = statistics.fmean(float(p.communicate()[0]) for p in procs)
+    load = os.getloadavg()[0] if load is None else load
+    queue = cpus / (load + jobs)
+    return min(1.0, max(1e-3, min(probe, queue)))
 
 
 def main(argv=None) -> int:

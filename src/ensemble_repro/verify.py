@@ -54,9 +54,20 @@ IGNORED_PROVENANCE_KEYS = frozenset(
     {"commit", "git_commit", "created", "made_on", "made_at", "timestamp", "host", "hostname"}
 )
 #: The claims-table column flagging a wall-clock claim, and the columns of such a row that are
-#: computed from timings (our numbers, their interval, the verdict and its wording).
+#: computed from timings (our numbers, their interval, the verdict and its wording, the effect
+#: and its interval, the repeats a decision would need); columns a table lacks are skipped.
 CLAIM_TIMING_FLAG = "timing"
-CLAIM_TIMING_COLUMNS = ("ours", "interval", "verdict", "reason", "robust_to")
+CLAIM_TIMING_COLUMNS = (
+    "ours",
+    "interval",
+    "verdict",
+    "reason",
+    "robust_to",
+    "effect",
+    "effect_low",
+    "effect_high",
+    "repeats_needed",
+)
 #: Identifying columns of a claims table (one row per claim x data set).
 CLAIM_KEYS = ("paper", "claim_id", "dataset")
 #: Files under a results folder that are not result tables: per-job benchmark files (all
