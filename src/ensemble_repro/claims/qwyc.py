@@ -102,25 +102,7 @@ def points(rows: pd.DataFrame) -> pd.DataFrame:
     >>> points(r)[["method", "n", "differences_pct", "models"]].to_numpy().tolist()
     [['qwyc_joint', 4, 25.0, 2.5]]
     """
-    r = rows.assign(method=rows["method"].astype(str))
-    per_rep = (
-        r.groupby(["method", "value", "repetition"], sort=False)
-        .agg(
-            n=("differs", "size"),
-            differences=("differs", "sum"),
-            correct=("correct", "sum"),
-            models=("n_evaluated", "mean"),
-        )
-        .reset_index()
-    )
-    out = per_rep.groupby(["method", "value"], sort=False)[
-        ["n", "differences", "correct", "models"]
-    ].mean()
-    out = out.reset_index()
-    out["n"] = out["n"].astype(int)
-    out["differences_pct"] = 100 * out["differences"] / out["n"]
-    out["accuracy"] = out["correct"] / out["n"]
-    return out
+    return RowTable(rows).points
 
 
 def frontier(pts: pd.DataFrame, method: str, target_pct: float) -> pd.Series | None:
@@ -142,14 +124,34 @@ class RowTable:
 
     def __init__(self, rows: pd.DataFrame):
         self.rows = rows.assign(method=rows["method"].astype(str))
-        self.points = points(self.rows)
         self._groups = dict(list(self.rows.groupby(["method", "value"], sort=False)))
+        self.points = pd.DataFrame(
+            [_summary(m, v, g) for (m, v), g in self._groups.items()],
+            columns=["method", "value", "n", "differences", "correct", "models"],
+        )
+        self.points["differences_pct"] = 100 * self.points["differences"] / self.points["n"]
+        self.points["accuracy"] = self.points["correct"] / self.points["n"]
 
     def vector(self, method: str, value: float, column: str) -> np.ndarray:
         """Per-test-row values of one operating point, in test-row order (means over random
         repetitions)."""
         g = self._groups[(method, np.float32(value))]
-        return g.groupby("row", sort=True)[column].mean().to_numpy(float)
+        row = g["row"].to_numpy()
+        return np.bincount(row, g[column].to_numpy(float)) / np.bincount(row)
+
+
+def _summary(method, value, g: pd.DataFrame) -> tuple:
+    """(method, value, test rows, differences, correct, mean models): sums per repetition,
+    averaged over repetitions."""
+    reps = g["repetition"].nunique()
+    return (
+        method,
+        value,
+        len(g) // reps,
+        g["differs"].sum() / reps,
+        g["correct"].sum() / reps,
+        float(g["n_evaluated"].mean()),
+    )
 
 
 def table(rows) -> RowTable:
