@@ -409,7 +409,14 @@ def _report_tables(config: dict, available: list[str]) -> list[str]:
         tables += [f"knapsack/{stem}" for stem, _ in KNAPSACK_TABLES.values()]
         tables += [
             f"knapsack/{t}"
-            for t in ("worked_example", "adversarial", "adversarial_runs", "lemma_iv1")
+            for t in (
+                "worked_example",
+                "adversarial",
+                "adversarial_runs",
+                "lemma_iv1",
+                "greedy_worst_case",
+                "size_estimates",
+            )
         ]
     return tables
 
