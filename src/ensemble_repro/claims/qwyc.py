@@ -246,6 +246,33 @@ def one_fit_needed(test: Interval, refit_values, *, low=None, high=None) -> str:
     return "more than 10x this scale"
 
 
+def rows_needed(interval: Interval, low: float | None = None, high: float | None = None) -> str:
+    """Test rows that would decide an interval over test rows against the bound at the
+    observed per-row spread (normal quantile, half-width shrinking as 1 / sqrt(rows)):
+    ``"about 20126 test rows"``, or ``"more than 10x this scale (over N test rows)"``; empty
+    when it already decides.
+
+    Examples
+    --------
+    >>> rows_needed(Interval(0.4, 0.3, 0.5, "Wilson", 1000), high=0.45)
+    'about 4000 test rows'
+    """
+    bound = low if low is not None else high
+    if one_sided(interval, low=low, high=high) != INCONCLUSIVE:
+        return ""
+    half = (interval.high - interval.low) / 2
+    dist = abs(interval.estimate - bound)
+    limit = 10 * interval.n
+    if dist == 0 or not math.isfinite(half):
+        return f"more than 10x this scale (over {limit} test rows)"
+    m = math.ceil(interval.n * (half / dist) ** 2)
+    return (
+        f"about {m} test rows"
+        if m <= limit
+        else f"more than 10x this scale (over {limit} test rows)"
+    )
+
+
 def _refit_values(refits, method, value, column) -> np.ndarray:
     if refits is None or refits.empty:
         return np.array([])
@@ -338,7 +365,7 @@ def beats_fixed_orders(
     pts = rows.points
     rivals = [m for m in pts["method"].unique() if m not in NOT_RIVALS]
     parts, texts, needs = [], [], []
-    effect = None
+    effect = shown = None
     for target in targets:
         q = frontier(pts, QWYC_STAR, target)
         reach = {m: frontier(pts, m, target) for m in rivals}
@@ -350,9 +377,10 @@ def beats_fixed_orders(
             w = wilson(int(round(lo["differences"])), int(lo["n"]))
             iv = Interval(100 * w.estimate, 100 * w.low, 100 * w.high, w.method, w.n)
             v = NOT_REPRODUCED if iv.low > target else INCONCLUSIVE
+            shown = shown or iv
             parts.append(v)
             if v == INCONCLUSIVE:
-                needs.append(f"<= {target:g}%: {repeats_needed(iv, high=target, unit='test rows')}")
+                needs.append(f"<= {target:g}%: {rows_needed(iv, high=target)}")
             texts.append(
                 f"<= {target:g}%: QWYC* reaches no point (lowest {iv.text('.3g')} %), "
                 f"{len(reach)} other method(s) do: {v}"
@@ -373,9 +401,7 @@ def beats_fixed_orders(
             f"{ratio.text('.3g')}: {v_rows}"
         )
         if v_rows == INCONCLUSIVE:
-            needs.append(
-                f"<= {target:g}% (test rows): {repeats_needed(d, low=0.0, unit='test rows')}"
-            )
+            needs.append(f"<= {target:g}% (test rows): {rows_needed(d, low=0.0)}")
         if best in REFIT_METHODS:
             qr = _refit_values(refits, QWYC_STAR, q["value"], "test_mean_evaluated")
             br = _refit_values(refits, best, b["value"], "test_mean_evaluated")
@@ -385,7 +411,9 @@ def beats_fixed_orders(
                 tests.append(v_ref)
                 text += f"; over {qr.size} refits {r_iv.text('.3g')}: {v_ref}"
                 if v_ref == INCONCLUSIVE:
-                    needs.append(f"<= {target:g}% (refits): {repeats_needed(r_iv, low=1.0)}")
+                    needs.append(
+                        f"<= {target:g}% (refits): {repeats_needed(r_iv, low=1.0, unit='refits')}"
+                    )
         parts.append(combine_parts(tests))
         texts.append(text)
     if not parts:
@@ -394,7 +422,7 @@ def beats_fixed_orders(
     return Finding(
         verdict,
         "; ".join(texts),
-        effect or "",
+        effect or shown or "",
         effect,
         (1.0, math.inf),
         "; ".join(needs) if verdict == INCONCLUSIVE else "",
@@ -541,7 +569,7 @@ def fan_vs_algorithm2(rows: pd.DataFrame, target_pct: float = QWYC_COMPARE_PCT) 
         better += v == REPRODUCED
         undecided += v == INCONCLUSIVE
         if v == INCONCLUSIVE:
-            needs.append(f"{o}: {repeats_needed(d, low=0.0, unit='test rows')}")
+            needs.append(f"{o}: {rows_needed(d, low=0.0)}")
         lines.append(
             f"{o}: Fan {f['models']:.1f} vs Algorithm 2 {a['models']:.1f} models, "
             f"Algorithm 2 / Fan {ratio.text('.3g')}: Fan "
@@ -593,7 +621,7 @@ def more_accurate_than_fan(rows: pd.DataFrame, target_pct: float = QWYC_COMPARE_
             effect = d
         parts.append(v)
         if v == INCONCLUSIVE:
-            needs.append(f"{LABELS[m]}: {repeats_needed(d, low=0.0, unit='test rows')}")
+            needs.append(f"{LABELS[m]}: {rows_needed(d, low=0.0)}")
         lines.append(f"vs {LABELS[m]}: {d.text('.3g')} pt: {v}")
     if not parts:
         return Finding(NOT_TESTABLE, f"no Fan ordering reaches {target_pct:g}%")
