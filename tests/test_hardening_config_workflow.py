@@ -8,6 +8,8 @@ Each case stops while the Snakefile is read (seconds, no job), so these are not 
 import pytest
 from workflow_helpers import SMOKE, run_snakemake
 
+pytestmark = pytest.mark.workflow
+
 
 @pytest.mark.parametrize(
     "overlay, expected",

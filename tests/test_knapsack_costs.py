@@ -62,6 +62,7 @@ def test_committed_costs_cover_the_shipped_configs():
 
 
 @pytest.mark.slow
+@pytest.mark.workflow
 def test_run_without_measured_costs_stops_at_start_and_runs_read_the_committed_file(tmp_path):
     cfg = yaml.safe_load(SMOKE.read_text())
     cfg["experiments"] = {"jab": False, "qwyc": False, "knapsack": True}

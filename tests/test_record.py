@@ -458,6 +458,7 @@ def dry_run_jobs(work: Path, *args: str) -> dict[str, int]:
 
 
 @pytest.mark.slow
+@pytest.mark.workflow
 def test_a_restored_smoke_record_resumes_without_rerunning_a_cell(smoke_cores2, tmp_path):
     record = tmp_path / "record"
     out = rec.publish(smoke_cores2 / "results", record, config_files=[str(SMOKE)])

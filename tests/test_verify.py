@@ -227,6 +227,7 @@ def first_table(record: Path, pattern: str) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.workflow
 def test_smoke_run_matches_itself(smoke_record):
     results, record = smoke_record
     proc = cli(results, record)
@@ -237,6 +238,7 @@ def test_smoke_run_matches_itself(smoke_record):
 
 
 @pytest.mark.slow
+@pytest.mark.workflow
 def test_smoke_run_perturbed_record_is_reported(smoke_record, tmp_path):
     results, record = smoke_record
     rec = perturbed(record, tmp_path)
@@ -280,6 +282,7 @@ def test_smoke_run_perturbed_record_is_reported(smoke_record, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.workflow
 def test_smoke_timing_change_within_ratio_passes(smoke_record, tmp_path):
     results, record = smoke_record
     rec = perturbed(record, tmp_path)
