@@ -86,6 +86,21 @@ def test_budget_is_a_multiple_of_the_median_cost_and_saturated_cells_are_flagged
     assert (levels["cells"] == 1).all()  # the saturated cell is left out of the averages
 
 
+def test_whole_pool_budget_is_saturated_and_an_unknown_optimum_is_nan_not_zero():
+    p = np.array([0.9, 0.85, 0.8, 0.75, 0.7, 0.7, 0.65])
+    t = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 100.0])
+    # the optimum is not computed (exhaustive_max_n below the pool size): a budget that affords
+    # the whole pool is still saturated, and the share reaching the optimum is unknown
+    cfg = {**_cfg(), "stop_rules": ["left_tail@0.05"], "MAXSTEP": 50, "exhaustive_max_n": 1}
+    runs = pd.concat(
+        [kx.selection_cell(p, t, m, cfg, seeds=[0])[0] for m in (3, 1000)], ignore_index=True
+    )
+    runs.insert(0, "pool", "hand")
+    cells = kx.summarize(runs).groupby("budget_multiple")
+    assert not cells["saturated"].first()[3] and cells["saturated"].first()[1000]
+    assert cells["optimum_rate"].apply(lambda r: r.isna().all()).all()
+
+
 def test_stop_rules_order_thresholds_and_stopping_times():
     cfg = {**_cfg(), "stop_rules": ["tail@0.05", "tail@0.01", "tail@0.1"], "MAXSTEP": 400}
     assert kx.rule_variants(cfg) == [

@@ -455,7 +455,8 @@ def _run_row(name, variant, res, seconds, opt, correct):
         "accuracy": res.accuracy,
         "optimum": opt,
         "gap": opt - res.accuracy if np.isfinite(opt) else np.nan,
-        "reached_optimum": bool(np.isfinite(opt) and res.accuracy >= opt - _TOL),
+        # unknown optimum (pool above exhaustive_max_n): NaN, so optimum_rate is NaN, not 0
+        "reached_optimum": float(res.accuracy >= opt - _TOL) if np.isfinite(opt) else np.nan,
         "evaluations": res.evaluations,
         "best_at": res.best_at,
         "stopped_by": res.stopped_by,
@@ -498,8 +499,9 @@ def selection_cell(
 
     Searches (``searches``) run per seed without and with each stopping rule; ``baselines``:
     the exhaustive optimum and the greedy strategies too. Every row carries the exhaustive
-    optimum's q and size and whether the cell is ``saturated`` (optimum q >=
-    :data:`SATURATED`, or the optimum holds the whole pool): there every search ties, and the
+    optimum's q and size and whether the cell is ``saturated`` (the budget affords the whole
+    pool, or the optimum's q >= :data:`SATURATED` or it holds the whole pool): there every
+    search ties, and the
     summaries leave such cells out. Returns (runs, traces): one row per run, and the
     best-so-far curve of every search run.
     """
@@ -551,7 +553,9 @@ def selection_cell(
     runs.insert(0, "budget_multiple", multiple)
     opt_size = len(ex.members) if baselines and np.isfinite(opt) else np.nan
     runs["budget"], runs["optimum_size"] = budget, opt_size
-    runs["saturated"] = bool(np.isfinite(opt) and (opt >= SATURATED or opt_size == p.size))
+    affords_all = budget >= t.sum() * (1 - 1e-12)  # every member fits: nothing to select
+    optimum_ties = np.isfinite(opt) and (opt >= SATURATED or opt_size == p.size)
+    runs["saturated"] = bool(affords_all or optimum_ties)
     for v, obj in rule_objs.items():
         if obj is not None:
             at = runs["variant"] == v
