@@ -255,7 +255,7 @@ def rows_needed(interval: Interval, low: float | None = None, high: float | None
     Examples
     --------
     >>> rows_needed(Interval(0.4, 0.3, 0.5, "Wilson", 1000), high=0.45)
-    'about 4000 test rows'
+    'about 4001 test rows'
     """
     bound = low if low is not None else high
     if one_sided(interval, low=low, high=high) != INCONCLUSIVE:
