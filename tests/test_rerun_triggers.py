@@ -251,9 +251,13 @@ def rerun_base(smoke_cores2, tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("reruns-base")
     shutil.copytree(smoke_cores2, base, symlinks=True, dirs_exist_ok=True)
     assert plan(dry_run(base, None)) == (set(), {})  # unchanged config: nothing to be done
-    # the claims (their scale) and the results index name the config files: only they, and
-    # the verdict pages gathering the claims, rerun for a new (empty) overlay
-    assert plan(dry_run(base, {}))[0] == set(CONFIG_FILE_RULES) | {"paper_vs_ours"}
+    # the claims (their scale) and the results index name the config files: only they, the
+    # forest plots drawn from the claims and the verdict pages gathering both rerun for a new
+    # (empty) overlay
+    assert plan(dry_run(base, {}))[0] == set(CONFIG_FILE_RULES) | {
+        "verdict_forest",
+        "paper_vs_ours",
+    }
     snakemake(base, overlay={})
     assert plan(dry_run(base, {})) == (set(), {})
     return base
