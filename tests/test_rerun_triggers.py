@@ -52,6 +52,7 @@ CHANGES = {
     "knapsack.adversarial.checkpoints": [10, 30, 100],  # each <= adversarial.evaluations
     "qwyc.smaller_ensembles": [10, 20, 30],  # every entry <= qwyc.gbt.n_estimators (40)
     "qwyc.sensitivity": ["fit_on_validation"],  # names, not an enum (learning_rate_<r>)
+    "qwyc.fit_on": "validation",  # not a sensitivity setting of the smoke config
 }
 PARAMS = "params have changed since last execution"
 #: Dry-run reasons that mean "a new job" or "a job gathering changed inputs".
@@ -334,7 +335,8 @@ def test_three_user_changes(rerun_base):
         if reason != "output files have to be generated"
     )
     seeds = plan(dry_run(rerun_base, nested("knapsack.n_seeds", cfg["knapsack"]["n_seeds"] + 1)))
-    verdicts = {"table_html", "paper_vs_ours", "results_index"}  # HTML tables, verdict pages
+    # HTML tables, verdict pages and the forest plots drawn from the claims
+    verdicts = {"table_html", "paper_vs_ours", "results_index", "verdict_forest"}
     assert seeds[0] == {"knapsack_select", "knapsack_summary", "knapsack_claims"} | verdicts
     runs = cfg["qwyc"]["timing"]["runs"]
     timing = plan(dry_run(rerun_base, nested("qwyc.timing.runs", runs + 1)))
