@@ -52,7 +52,7 @@ def random_pool(rng, n):
     return p, t, rng.uniform(0.15, 0.5) * t.sum()
 
 
-# ---------------------------------------------------------------- known values (spec §4.1, §4.4)
+# ---------------------------------------------------------------- known values (eqs. 1 and 5)
 def test_known_values():
     assert majority_vote_accuracy([0.9, 0.6, 0.6]) == pytest.approx(0.792, abs=1e-12)
     assert majority_vote_accuracy([0.7] * 5) == pytest.approx(0.83692, abs=1e-12)
@@ -95,7 +95,7 @@ def test_batch_with_masks_equals_one_by_one():
     assert majority_vote_accuracy(np.array([])) == 0.0  # the empty ensemble
 
 
-# ---------------------------------------------------------------- Beta model (spec §4.5)
+# ---------------------------------------------------------------- Beta model (section IV)
 @pytest.mark.parametrize(
     "ell,a,b,mean,var",
     [

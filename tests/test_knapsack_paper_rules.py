@@ -167,7 +167,7 @@ def test_efficiency_uses_the_maximal_number_of_copies():
         p, t = rng.uniform(0.3, 0.95, 7), rng.uniform(0.3, 4.0, 7)
         remaining = float(rng.uniform(0.5, 12.0))
         np.testing.assert_allclose(efficiency(p, t, remaining), _naive_efficiency(p, t, remaining))
-    # the audit's example: (0.4, t=2) with T_k = 9 fits 4 copies: P(Bin(4, .4) >= 3) = 0.1792
+    # (0.4, t=2) with T_k = 9 fits 4 copies (eq. 5: the maximal number): P(Bin(4, .4) >= 3) = 0.1792
     assert efficiency([0.4], [2.0], 9.0)[0] == pytest.approx(0.1792)
     assert efficiency([0.4], [2.0], 9.0, copies="odd")[0] == pytest.approx(0.352)  # 3 copies
 

@@ -1,5 +1,5 @@
 # Data stage: raw files -> resources/raw/<group>/<file>; tidy tables -> results/data/<name>.parquet.
-# Recipes: ../shared/data/README.md and ../shared/docs/jab-spec.md; code: ensemble_repro.data.
+# Recipes: docs/data.md and the data mirror's README.md; code: ensemble_repro.data.
 
 
 wildcard_constraints:

@@ -1,4 +1,4 @@
-# Jackknife+-after-bootstrap (Kim, Xu & Barber 2020); protocol: ../shared/docs/jab-spec.md.
+# Jackknife+-after-bootstrap (Kim, Xu & Barber 2020); protocol: docs/papers/jab.md.
 # Library: ensemble_repro.conformal; experiment cells: ensemble_repro.experiments.jab;
 # figures / tables: ensemble_repro.experiments.jab_report.
 # Jobs: one per (grid, data set, learner, m/n) with all trials inside (main grid: 45 jobs at

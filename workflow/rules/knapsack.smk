@@ -1,4 +1,4 @@
-# Knapsack-constrained ensemble selection (Hajdu et al. 2020); protocol: ../shared/docs/ensembles-spec.md §4, §5.2.
+# Knapsack-constrained ensemble selection (Hajdu et al. 2020); protocol: docs/papers/knapsack.md.
 # Library: ensemble_repro.knapsack; experiment cells: ensemble_repro.experiments.knapsack.
 # Jobs: 1 examples job, 1 pool job per UCI set, 1 selection job per pool (all budgets and
 # seeds inside), 1 summary job. Resources measured on the smoke/quick configs (2-core box

@@ -1,5 +1,5 @@
 # Quit When You Can (Wang, Gupta & You 2018) vs Fan et al. (2002); protocol:
-# ../shared/docs/ensembles-spec.md §1-3, §5.1. Library: ensemble_repro.qwyc; cells:
+# docs/papers/qwyc.md. Library: ensemble_repro.qwyc; cells:
 # ensemble_repro.experiments.qwyc; figures / tables: ensemble_repro.experiments.qwyc_report.
 # Jobs per data set: 1 model job (per carve-out of qwyc.n_splits: learning-rate search; the GBT
 # of every rate refitted on all training rows), 1 sweep job per method (all splits, alphas /
@@ -7,13 +7,10 @@
 # the main fit), 1 figure job, 1 refit job (qwyc.n_refits bootstrap refits of ordering and
 # thresholds, the GBT held fixed), 1 timing job (every distinct fit); then 1 paper-vs-ours job.
 # About 13 jobs per data set.
-# Resources: from results/benchmarks/qwyc/*.tsv of the quick config (T = 500, Adult and Nomao)
-# on the shared 2-core box at load ~6 (wall times ~3-4x the CPU times): max_rss of the model job
-# 0.47 GB (Adult) / 0.48 GB (Nomao; its 3 depth-9 GBTs train in ~10-17 s each, the job takes
-# 1.0-1.6 min wall, 12-25 s CPU); sweeps and sensitivity jobs <= 0.96 GB (QWYC* holds the
-# alive x candidates matrix), <= 3.5 min wall (QWYC*: ~60 s CPU for 7 alphas); timing 1.1 GB,
-# < 1 min wall. mem_mb = ~2x the measured max_rss; runtime = ~3-5x the measured wall time.
-# Smoke config (T = 40): every job < 10 s, < 300 MB.
+# Resources: mem_mb is about 2x the max_rss and runtime about 3-5x the wall time that the
+# benchmark files of the quick config (T = 500, Adult and Nomao; results/benchmarks/qwyc/)
+# record on a loaded 2-core machine. Sweep and sensitivity jobs hold QWYC*'s alive x
+# candidates matrix.
 
 QWYC = config["qwyc"]
 QWYC_MEM_MB = 2000  # sweeps and sensitivity jobs (measured <= 0.96 GB)

@@ -1,4 +1,4 @@
-"""Recipes: raw files -> (X, y), exactly as in ../shared/data/README.md and jab-spec.md.
+"""Recipes: raw files -> (X, y), exactly as in the data mirror's README.md (docs/data.md).
 
 Every recipe returns a :class:`Table`: features (named columns, float64 — int64 for categorical
 codes), target, and the text that goes into the JSON sidecar. :func:`prepare` runs a recipe,

@@ -1,4 +1,4 @@
-"""Experiment cells of Kim, Xu & Barber (2020), protocol in shared/docs/jab-spec.md.
+"""Experiment cells of Kim, Xu & Barber (2020): Section 5 and Appendix D (docs/papers/jab.md).
 
 Each cell function returns tidy rows (one per data set x learner x aggregation x method x m/n x
 trial). One set of fitted models serves all aggregations (fit once, aggregate three ways).

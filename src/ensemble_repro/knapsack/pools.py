@@ -1,4 +1,4 @@
-"""Member pools: classifiers for the UCI experiments (spec §5.2, substitute protocol [I]),
+"""Member pools: classifiers for the UCI experiments (section V; the pool itself is [I]),
 and synthetic pools with the paper's time profile (section IV-B).
 
 About 30 scikit-learn classifiers per data set. p_i is the accuracy on a held-out selection
@@ -39,7 +39,7 @@ from .energy import _check_probabilities
 
 
 def classifier_pool(seed: int) -> dict[str, object]:
-    """The pool: 31 classifiers from 14 families with varied hyper-parameters (spec §5.2).
+    """The pool: 31 classifiers from 14 families with varied hyper-parameters [I].
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 
 Every strategy is ``strategy(p, t, budget, *, random_state=None, **options)`` and returns a
 :class:`SelectionResult` whose members cost at most ``budget``. Settings the paper does not
-give are options marked [I] (spec ensembles-spec.md §4.2-4.4, 4.6).
+give are options marked [I] (docs/papers/knapsack.md).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .beta import StoppingRule
 from .energy import TOL as _TOL
 from .energy import check_pool, efficiency, majority_vote_accuracy, max_affordable
 
-#: Default escape parameter MAXSTEP (search steps: constructions or evaluations) [I, spec §4.6].
+#: Default escape parameter MAXSTEP (search steps: constructions or evaluations) [I].
 MAXSTEP = 10_000
 
 #: Pool size above which ``greedy_backward(key="accuracy")`` warns: it makes O(n²) energy
@@ -563,7 +563,7 @@ def monte_carlo(
 
 
 def _swap_move(rng, mask, movable, t, cap):
-    """Spec §4.3 move on a random item j: remove it, add it, or swap it in for random members."""
+    """Swap move on a random item j: remove it, add it, or swap it in for random members."""
     j = rng.choice(movable)
     new = mask.copy()
     if new[j]:
@@ -611,7 +611,7 @@ def simulated_annealing(
     stop: StoppingRule | None = None,
     maxstep=MAXSTEP,
 ) -> SelectionResult:
-    """Simulated annealing baseline (section III; all settings [I], spec §4.3).
+    """Simulated annealing baseline (section III; all settings [I]: the paper gives none).
 
     Starts from the empty ensemble (the paper: SA's solutions "are independent of the initial
     conditions"); ``init="greedy_forward"`` starts from the usefulness-greedy ensemble.
@@ -632,7 +632,7 @@ def simulated_annealing(
         Start from nothing or from the usefulness-greedy ensemble (its evaluations count).
     moves : {"swap", "add_remove"}, default="swap"
         Move set: ``swap`` picks a random item and removes it, adds it, or adds it after
-        removing random members until it fits (spec §4.3); ``add_remove`` toggles a random
+        removing random members until it fits; ``add_remove`` toggles a random
         item among the members and the non-members that fit (no swaps).
     rho : float in (0, 1), default=0.95
         Cooling factor.

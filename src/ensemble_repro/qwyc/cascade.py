@@ -2,7 +2,7 @@
 
 A cascade evaluates the base models in ``order``; after step ``r < T`` it looks up the bin of
 the partial score g_r among ``edges`` of that step (QWYC: a single bin) and stops with class 1
-if ``g_r > hi``, class 0 if ``g_r < lo`` (strict, spec §1.1); survivors of all T - 1 steps get
+if ``g_r > hi``, class 0 if ``g_r < lo`` (strict inequalities); survivors of all T - 1 steps get
 the full decision 1[f >= beta]. QWYC is the one-bin case, Fan et al. (2002) the binned one.
 """
 

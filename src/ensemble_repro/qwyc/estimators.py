@@ -417,7 +417,7 @@ default="joint"
 
 
 class FanEarlyStopping(_Cascade):
-    """Dynamic scheduling of Fan et al. (2002) adapted to additive scores (QWYC spec §2.2).
+    """Dynamic scheduling of Fan et al. (2002) adapted to additive scores (QWYC Appendix C).
 
     For each stage r < T the partial scores g_r of the fitting set are split into ``n_bins``
     bins; in each bin the remaining score f - g_r has mean mu and standard deviation sigma.

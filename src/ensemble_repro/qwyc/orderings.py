@@ -1,4 +1,4 @@
-"""Pre-selected orderings of the base models (QWYC paper, Appendix B; spec §3)."""
+"""Pre-selected orderings of the base models (QWYC paper, Appendix B)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def random_order(F: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def individual_mse_order(F: np.ndarray, base: float, f: np.ndarray) -> np.ndarray:
     """Models by ascending (1/N) sum_i (f(x_i) - b0 - f_t(x_i))^2 (QWYC paper, Appendix B).
 
-    How well each model alone tracks the full score (spec §3, Individual MSE; ties by index).
+    How well each model alone tracks the full score (Individual MSE; ties by index).
 
     Parameters
     ----------
@@ -81,7 +81,7 @@ def individual_mse_order(F: np.ndarray, base: float, f: np.ndarray) -> np.ndarra
 
 
 def greedy_mse_pick(Fc: np.ndarray, residual: np.ndarray) -> int:
-    """Row ``k`` of ``Fc`` minimising sum_i (residual_i - Fc[k, i])^2 (spec §3, Greedy MSE).
+    """Row ``k`` of ``Fc`` minimising sum_i (residual_i - Fc[k, i])^2 (Appendix B, Greedy MSE).
 
     The candidate bringing the partial sum closest to the full score; ties go to the first
     row. Uses sum (r - F_k)^2 = sum r^2 - 2 r.F_k + |F_k|^2.

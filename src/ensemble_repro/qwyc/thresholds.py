@@ -1,5 +1,5 @@
 """Algorithm 2 of Wang, Gupta & You (2018): early-stop thresholds for one step, for many
-candidate base models at once (spec §1.3, exact sorted-sweep form).
+candidate base models at once (the paper's binary search in an exact sorted-sweep form).
 
 A step sees the survivors' partial scores ``S[c, i]`` after adding candidate ``c`` and their
 full-ensemble decisions ``yhat[i]``. Stopping the ``j`` lowest scores as class 0 costs one

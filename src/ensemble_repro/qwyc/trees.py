@@ -369,7 +369,7 @@ def split_gain(model: HistGradientBoostingClassifier) -> np.ndarray:
     """Total split gain per feature of a fitted binary ``HistGradientBoostingClassifier``.
 
     Walks the same node arrays as :func:`flatten_model` and sums the ``gain`` of every split
-    node by its feature: the ranking used to keep Nomao's most useful features (spec §5.1).
+    node by its feature: the ranking used to keep Nomao's strongest features (Section 5).
 
     Parameters
     ----------
