@@ -24,7 +24,7 @@ except ConfigError as err:
 configfile: "config/config.yaml"
 
 
-# The report's front page: what the workflow does and the verdict summary (issue 16).
+# The report's front page: what the workflow does and the verdict summary.
 report: "workflow/report/workflow.rst"
 
 

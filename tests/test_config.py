@@ -1,4 +1,4 @@
-"""The config schema and its messages (issue 2: at least five kinds of bad values)."""
+"""The config schema and its messages for bad values."""
 
 import copy
 from pathlib import Path
@@ -85,8 +85,8 @@ def _error(cfg, **kwargs):
     return str(err.value)
 
 
-# Issue 14: values that passed the start-of-run check and then crashed inside jobs (or gave
-# silently wrong tables), each now stopped at start with the key, the value and the fix.
+# Values a type check alone lets through but that would crash inside jobs (or give silently
+# wrong tables): each is stopped at start with the key, the value and the fix.
 @pytest.mark.parametrize(
     "key, value, expected",
     [

@@ -1,4 +1,4 @@
-"""Start-of-run config errors as the user of ``snakemake`` sees them (issue 14).
+"""Start-of-run config errors as the user of ``snakemake`` sees them.
 
 Each case stops while the Snakefile is read (seconds, no job), so these are not marked slow.
 """

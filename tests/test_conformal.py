@@ -521,7 +521,7 @@ def test_sequence_of_alphas_one_column_each(make):
         est.predict_interval(X_test, alpha=[0.1, 1.2])
 
 
-# ----------------------------------------------------------------------------- hardening (issue 14)
+# ----------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("make", CONFORMAL_FACTORIES, ids=["jab", "jplus_ensemble", "jplus"])
 def test_complex_X_rejected(make):
     X, y, X_test, _ = make_data(18)

@@ -1,4 +1,4 @@
-"""Knapsack experiment cells (ensemble_repro.experiments.knapsack, issue 17): budgets that bind,
+"""Knapsack experiment cells (ensemble_repro.experiments.knapsack): budgets that bind,
 the evaluation budget N from config, the stopping-rule variants, Fig. 1 / Lemma IV.1, and no
 verdict words outside the claims package."""
 
@@ -53,7 +53,7 @@ def test_adversarial_success_rates_match_exact_monte_carlo_rates():
 
 def test_adversarial_evaluation_budget_n_comes_from_config():
     # N = 30 is not a checkpoint: every search still gets exactly N evaluations and the rates
-    # are reported at N (the old code gave max(checkpoints) and the report chose N afterwards)
+    # are reported at N (not at max(checkpoints), and not at an N chosen after the runs)
     runs, rates = kx.adversarial(_adversarial_cfg(n_seeds=3, evaluations=30), seed=0)
     assert set(runs["evaluations"]) == {30}
     assert sorted(rates["within_evaluations"].unique()) == [5, 20, 30]
@@ -179,7 +179,7 @@ def test_fig1_and_numbers_page_carry_no_verdict_words(tmp_path):
 
 
 def test_quick_config_synthetic_cells_bind():
-    """Issue 17: every quick comparison cell binds (optimum q < 0.999, fewer members than the
+    """Every quick comparison cell binds (optimum q < 0.999, fewer members than the
     pool); the synthetic pools are checked here (the UCI pools need the data)."""
     quick = yaml.safe_load((CONFIG / "quick.yaml").read_text())
     cfg, seed = quick["knapsack"], quick["seed"]

@@ -69,7 +69,7 @@ def test_numpy_booleans_accepted(data):
 @pytest.mark.parametrize("chunk_size", [-1, 0, 2.5, "8"])
 @pytest.mark.parametrize("method", ["predict", "predict_interval"])
 def test_chunk_size_checked(data, chunk_size, method):
-    """chunk_size=-1 used to return 0 rows for 10, 0 and 2.5 raw Python errors."""
+    """chunk_size -1, 0, 2.5 and "8" are refused with a message naming the argument."""
     X, y = data
     est = JackknifePlus(Ridge()).fit(X[:12], y[:12])
     with pytest.raises(

@@ -1,4 +1,4 @@
-"""The bare install (``pip install ensemble-repro``) is the library alone (issue 13).
+"""The bare install (``pip install ensemble-repro``) is the library alone.
 
 Builds a clean virtual environment from this checkout without extras (a real install with its
 dependencies, the pip cache allowed), checks that the pipeline's packages are absent and that

@@ -1,4 +1,4 @@
-"""The sampling sensitivity setting of J+aB (issue 16 item 5): resamples drawn without
+"""The sampling sensitivity setting of J+aB: resamples drawn without
 replacement (subsampling, Kim, Xu & Barber 2020, Section 2.2 and Algorithms 1-2)."""
 
 import math

@@ -1,5 +1,5 @@
 """Tables S1-S3 time the methods, not the machine: the J+ensemble / J+aB time ratio of a
-main-grid job, and its interval, do not depend on how many workers the job gets (issue 18)."""
+main-grid job, and its interval, do not depend on how many workers the job gets."""
 
 import numpy as np
 import pandas as pd
@@ -58,8 +58,8 @@ def test_time_ratio_agrees_at_one_and_two_workers(learner, tmp_path):
     pd.testing.assert_frame_equal(drop_timing(jobs[1]), drop_timing(jobs[2]))
     # Wall clock (the paper's measure): other processes on a shared machine preempt the short
     # J+aB runs, so the intervals must overlap or the ratios lie within 1.5x of each other.
-    # Fits split over the workers put the ratio at 2 workers at a third of the ratio at 1
-    # worker (ridge: 16.9 vs 4.95 measured with the old code).
+    # Splitting one method's fits over the workers would shrink the ratio at 2 workers to
+    # about a third of the ratio at 1 worker; this catches that.
     (r1, low1, high1), (r2, low2, high2) = (time_ratio(jobs[j], "total_seconds") for j in (1, 2))
     overlap = low1 <= high2 and low2 <= high1
     assert overlap or 1 / 1.5 <= r2 / r1 <= 1.5, (

@@ -1,4 +1,4 @@
-"""Issue 17: the paper's stopping rule, SA from empty, eq. (5) copies, time profile, Lemma IV.1.
+"""The paper's stopping rule, SA from empty, eq. (5) copies, time profile, Lemma IV.1.
 
 Hajdu et al. (2020); the pinned numbers are computed by hand in the comments.
 """

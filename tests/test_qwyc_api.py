@@ -1,4 +1,4 @@
-"""QuitWhenYouCan / FanEarlyStopping as scikit-learn estimators (issues 13 and 14).
+"""QuitWhenYouCan / FanEarlyStopping as scikit-learn estimators.
 
 ``check_estimator`` / ``parametrize_with_checks`` cannot run on them as a whole: their ``fit``
 learns from a *fitted* boosted model's per-tree scores (``fit(X, model=gbt)``) or from score
@@ -135,7 +135,7 @@ def test_bad_arguments_name_argument_value_and_fix(cls, data):
     with pytest.raises(ValueError, match=r"base must be a finite real number.*got None"):
         cls(0.5).fit_scores(None, F)
     with pytest.raises(ValueError, match=r"base must be.*got an array of shape \(30, 6\)"):
-        cls(0.5).fit_scores(F, 0.1)  # the old (F, base) order
+        cls(0.5).fit_scores(F, 0.1)  # arguments swapped
     with pytest.raises(ValueError, match=r"F must be a 2-D array.*got an array of shape \(30,\)"):
         cls(0.5).fit_scores(0.1, F[:, 0])
     with pytest.raises(ValueError, match=r"F must have at least 2 columns.*shape \(30, 1\)"):
@@ -143,7 +143,7 @@ def test_bad_arguments_name_argument_value_and_fix(cls, data):
     with pytest.raises(ValueError, match="F must be a real score matrix; got complex"):
         cls(0.5).fit_scores(0.1, F + 1j)
     with pytest.raises(ValueError, match=r"model is None.*fit_scores\(base, F\)"):
-        cls(0.5).fit(F, 0.1)  # the old fit(F, base) call
+        cls(0.5).fit(F, 0.1)  # scores given to fit instead of fit_scores
     with pytest.raises(ValueError, match=r"model must be a fitted sklearn.*got LogisticRegression"):
         from sklearn.linear_model import LogisticRegression
 

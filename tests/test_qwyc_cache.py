@@ -1,4 +1,4 @@
-"""The compiled QWYC timing kernel's cache cannot be planted by another user (issue 14).
+"""The compiled QWYC timing kernel's cache cannot be planted by another user.
 
 The tests run as root here, so "another user" is simulated by chowning a planted directory
 or file to uid 12345; the checks are on ownership and mode, which root does not bypass.

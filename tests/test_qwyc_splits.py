@@ -1,4 +1,4 @@
-"""QWYC repeats and the paper's protocol (issue 16): ``fit_on: train_full`` (GBT, ordering and
+"""QWYC repeats and the paper's protocol: ``fit_on: train_full`` (GBT, ordering and
 thresholds on all training rows after the learning rate is chosen on the carve-out),
 ``qwyc.n_splits`` carve-outs that choose the learning rate, and the sensitivity settings. The
 claim rules: tests/test_qwyc_claims.py."""

@@ -1,5 +1,5 @@
-"""results/README.md and results/paper_vs_ours.md generation (issue 7), and what the
-Snakemake report shows (issue 16)."""
+"""results/README.md and results/paper_vs_ours.md generation, and what the Snakemake report
+shows."""
 
 import json
 import re

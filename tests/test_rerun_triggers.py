@@ -1,4 +1,4 @@
-"""A config change reruns exactly what it affects (issue 12).
+"""A config change reruns exactly what it affects.
 
 After the shared smoke run, every key of config/smoke.yaml is changed on its own in an overlay
 config file, and a dry run tells which rules would run. The expectation comes from the per-rule

@@ -1,4 +1,4 @@
-"""The workflow end to end (issues 2 and 7): DAG, lint, bad input, determinism, resume.
+"""The workflow end to end: DAG, lint, bad input, determinism, resume.
 
 Every run happens in a scratch directory on the offline mirror with the smoke config.
 """

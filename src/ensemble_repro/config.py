@@ -283,7 +283,7 @@ OVERLAY_HINT = (
     'Snakemake reads a nested --config value such as jab={"n_trials": 3} as text, so its '
     "entries arrive as strings: put nested overrides in an overlay config file instead (a YAML "
     "file with only the keys to change, e.g. 'jab: {n_trials: 3}', given after the base file: "
-    "--configfile config/config.yaml my-overlay.yaml; see README.md, Configuration)."
+    "--configfile config/config.yaml my-overlay.yaml; see docs/configuration.md)."
 )
 
 #: Name of the layer holding ``snakemake --config`` values.

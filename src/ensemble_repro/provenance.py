@@ -1,6 +1,6 @@
 """Provenance sidecars: which config, seed, raw data and software produced a result.
 
-Every result table ``X.csv`` gets ``X.provenance.json`` beside it (issue 7).
+Every result table ``X.csv`` gets ``X.provenance.json`` beside it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The generated documents of the results folder (issue 7).
+"""The generated documents of the results folder.
 
 ``results/README.md`` indexes every output file: what it regenerates (the first line of its
 report caption), the rule that made it, and its provenance (the verdict pages are made by

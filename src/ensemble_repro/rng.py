@@ -1,4 +1,4 @@
-"""The library's one ``random_state`` convention, scikit-learn's (issue 13).
+"""The library's one ``random_state`` convention, scikit-learn's.
 
 ``random_state`` may be None, an int, a ``np.random.RandomState`` or a ``np.random.Generator``,
 with scikit-learn's meaning. :func:`check_generator` turns it into a ``np.random.Generator``

@@ -1,4 +1,4 @@
-"""The smoke workflow through the SLURM executor on a real single-node SLURM (issue 6).
+"""The smoke workflow through the SLURM executor on a real single-node SLURM.
 
 tests/cluster/start_local_slurm.sh brings the cluster up (CI runs it first; the fixture below runs
 it again, which is a no-op when the cluster is up). One run through

@@ -1,4 +1,4 @@
-# Report stage (issues 7, 16): results/paper_vs_ours.{md,html} and results/claims.csv give the
+# Report stage: results/paper_vs_ours.{md,html} and results/claims.csv give the
 # verdict on every claim (from the per-paper claims files of claims.smk); results/README.md
 # indexes every output file. `snakemake --report results/report.html` then
 # collects every output declared with report(...) across the rule files.

@@ -1,5 +1,5 @@
-"""Report labels naming the paper figure each report entry regenerates (issue 16: each figure
-of the Snakemake report says which figure it is and what it shows)."""
+"""Report labels naming the paper figure each report entry regenerates: each figure of the
+Snakemake report says which figure it is and what it shows."""
 
 from __future__ import annotations
 

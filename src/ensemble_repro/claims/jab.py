@@ -419,7 +419,7 @@ def evaluate(
             if ds in missing:
                 rows.append(
                     untestable(
-                        claim_id, ds, f"{ds} raw file absent (MEPS needs the AHRQ file, see README)"
+                        claim_id, ds, f"{ds} raw file absent (MEPS needs AHRQ's file: docs/data.md)"
                     )
                 )
                 continue

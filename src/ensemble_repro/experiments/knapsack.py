@@ -487,7 +487,7 @@ def _maxstep(rule, cfg) -> int:
 
 def cell_budget(t, multiple: float) -> float:
     """T = ``multiple`` × the median member cost (at least the cheapest member's cost), so the
-    optimum holds a handful of members whatever the spread of the costs (issue 17)."""
+    optimum holds a handful of members whatever the spread of the costs."""
     t = np.asarray(t, float)
     return float(max(multiple * np.median(t), t.min()))
 
