@@ -6,7 +6,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 CORES  ?= 2
 CONFIG ?= config/config.yaml
-MIRROR ?=
+# The raw-data mirror: a sibling ../shared/data when there is one (checked against its
+# MANIFEST.tsv before use), else the official sites.
+MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.tsv),../shared/data,)
 # The run of record (`make record`, `make record-resume`, `make record-readme`; README.md).
 RECORD  ?= record/paper
 RESULTS ?= results
