@@ -27,6 +27,7 @@ CONFIG_FILES = [
 rule jab_claims:
     """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials,
     each with its robustness to the aggregation and to sampling without replacement."""
+    localrule: True
     input:
         main=f"{JR}/main.csv",
         jplus=f"{JR}/jplus.csv",
@@ -54,6 +55,7 @@ rule jab_claims:
 rule qwyc_claims:
     """Verdicts on the QWYC claims from each data set's per-test-row tables, bootstrap refits,
     timing runs and sensitivity settings."""
+    localrule: True
     input:
         rows=[
             f"{QR}/{d}/rows/{m}.parquet"
@@ -86,6 +88,7 @@ rule qwyc_claims:
 rule knapsack_claims:
     """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
     adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
+    localrule: True
     input:
         worked=f"{KN}/worked_example.csv",
         rates=f"{KN}/adversarial.csv",
@@ -114,6 +117,7 @@ rule knapsack_claims:
 
 rule verdict_forest:
     """Forest plot of one paper's verdicts: each claim's effect and interval against its margin."""
+    localrule: True
     input:
         lambda wc: paper_claims_csv(wc.paper),
     output:
@@ -156,6 +160,7 @@ report_table_targets = lambda: [TABLE_HTML.format(table=t) for t in REPORT_TABLE
 
 rule table_html:
     """A result table rendered as HTML for the report."""
+    localrule: True
     input:
         "results/{table}.csv",
     output:
