@@ -4,15 +4,10 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments.jab import run_job  # noqa: E402
+from ensemble_repro.experiments.jab import RULE_KINDS, run_job  # noqa: E402
 from ensemble_repro.io import write_parquet  # noqa: E402
 
-kind = {
-    "jab_main_cell": "main",
-    "jab_jplus_cell": "jplus",
-    "jab_fixed_vs_random_cell": "fixed_vs_random",
-    "jab_without_replacement_cell": "without_replacement",
-}[snakemake.rule]
+kind = RULE_KINDS[snakemake.rule]
 wc, cfg = snakemake.wildcards, snakemake.params.cfg
 df = run_job(
     kind,

@@ -33,6 +33,13 @@ from ..learners import make_learner
 
 JAB, JAB_FIXED, JAB_RANDOM = "J+aB", "J+aB fixed B", "J+aB random B"
 JPLUS_ENSEMBLE, JPLUS = "J+ensemble", "J+non-ensemble"
+#: The cell kind (:func:`run_job`) each J+aB rule of ``workflow/rules/jab.smk`` runs.
+RULE_KINDS = {
+    "jab_main_cell": "main",
+    "jab_jplus_cell": "jplus",
+    "jab_fixed_vs_random_cell": "fixed_vs_random",
+    "jab_without_replacement_cell": "without_replacement",
+}
 #: Test rows processed at once by J+ensemble (bounds memory at n * B * chunk floats).
 TEST_CHUNK = 4096
 
@@ -41,6 +48,18 @@ def derived_seed(seed: int, *parts) -> int:
     """A 32-bit seed from the config seed and the cell's identity (stable across runs/platforms)."""
     words = [int(seed)] + [zlib.crc32(str(p).encode()) for p in parts]
     return int(np.random.SeedSequence(words).generate_state(1)[0])
+
+
+def n_test_rows(n_total: int, n: int, max_test: int | None = None) -> int:
+    """Test rows of a trial (:func:`trial_split`): every row not drawn for training, at most
+    ``max_test``.
+
+    Examples
+    --------
+    >>> n_test_rows(100, 20), n_test_rows(100, 20, max_test=50)
+    (80, 50)
+    """
+    return n_total - n if max_test is None else min(n_total - n, max_test)
 
 
 def trial_split(
@@ -53,8 +72,9 @@ def trial_split(
     rs = np.random.RandomState(trial_seed)
     train = rs.choice(n_total, n, replace=False)
     test = np.setdiff1d(np.arange(n_total), train)
-    if max_test is not None and len(test) > max_test:
-        test = np.sort(rs.choice(test, max_test, replace=False))
+    keep = n_test_rows(n_total, n, max_test)
+    if len(test) > keep:
+        test = np.sort(rs.choice(test, keep, replace=False))
     return train, test
 
 
@@ -429,6 +449,12 @@ def run_job(
     return pd.DataFrame(rows)
 
 
+def kind_grid(kind: str, jab_cfg: dict) -> dict:
+    """The grid section of the ``jab`` config a cell kind reads its n and ``n_resamples``
+    from: ``fixed_vs_random`` its own, every other kind the main grid's."""
+    return jab_cfg["fixed_vs_random"] if kind == "fixed_vs_random" else jab_cfg["main"]
+
+
 def _n_workers(n_jobs) -> int:
     if n_jobs is None:
         return 1
@@ -460,6 +486,7 @@ def _trial_rows(kind, X, y, jab_cfg, common, m_ratio, trial) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
     _warm_up(common["learner"], X, y)
+    grid = kind_grid(kind, jab_cfg)
     with threadpool_limits(limits=1):
         if kind in ("main", "without_replacement"):
             return main_cell(
@@ -467,15 +494,14 @@ def _trial_rows(kind, X, y, jab_cfg, common, m_ratio, trial) -> list[dict]:
                 y,
                 trial=trial,
                 m_ratio=m_ratio,
-                n=jab_cfg["main"]["n"],
-                n_resamples=jab_cfg["main"]["n_resamples"],
+                n=grid["n"],
+                n_resamples=grid["n_resamples"],
                 aggregations=jab_cfg["aggregations"],
                 replace=kind == "main",
                 **common,
             )
         if kind == "jplus":
-            return jplus_cell(X, y, trial=trial, n=jab_cfg["main"]["n"], **common)
-        grid = jab_cfg["fixed_vs_random"]
+            return jplus_cell(X, y, trial=trial, n=grid["n"], **common)
         return fixed_vs_random_cell(
             X,
             y,

@@ -25,7 +25,7 @@ from ..knapsack import (
     stopping_rule,
 )
 from ..knapsack.pools import empirical_vote_accuracy, synthetic_pool
-from .names import SYNTHETIC_PREFIX
+from .names import synthetic_size
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
 _TOL = 1e-12
@@ -374,6 +374,14 @@ def adversarial_hit_probability(n: int, sampler: str) -> float:
     )
 
 
+def adversarial_plans(adv: dict) -> list[tuple[str, str, str]]:
+    """(strategy, Monte Carlo sampler, SA move set) of each search of the adversarial example
+    (``knapsack.adversarial``): SA per move set, stochastic search, Monte Carlo per sampler."""
+    plans = [("simulated_annealing", "", m) for m in adv["sa_moves"]]
+    plans += [("stochastic_search", "", "")]
+    return plans + [("monte_carlo", smp, "") for smp in adv["mc_samplers"]]
+
+
 def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Section III: D1 = (1 − β, T), D2..Dn = (1/2 + ε, T/n); does a search find the optimum?
 
@@ -395,10 +403,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     for n in adv["sizes"]:
         p, t = adversarial_pool(n, adv["beta"], adv["eps"])
         opt = exhaustive(p, t, 1.0).accuracy
-        plans = [("simulated_annealing", "", m) for m in adv["sa_moves"]]
-        plans += [("stochastic_search", "", "")]
-        plans += [("monte_carlo", smp, "") for smp in adv["mc_samplers"]]
-        for name, sampler, moves in plans:
+        for name, sampler, moves in adversarial_plans(adv):
             opts = search_options(name, cfg, maxstep=budget, sampler=sampler or None)
             if moves:
                 opts["moves"] = moves
@@ -689,6 +694,29 @@ def rule_diagnostics(runs: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def selection_plans(cfg: dict, uci: bool) -> list[tuple[str, str | None, dict, dict]]:
+    """The runs of one pool's selection job, each over every budget: (setting, cost kind,
+    config, :func:`selection_cell` options). The main runs (setting ``""``; on a UCI pool with
+    the configured cost kind, on a synthetic pool with its own costs, kind None); on a UCI
+    pool each cost kind of ``cost_sensitivity`` without a rule and with the primary rule only;
+    SA alone from each start of ``sa_init_check`` (no rule, the main runs' costs)."""
+    main = cfg["cost"] if uci else None
+    plans = [("", main, cfg, {})]
+    if uci:
+        primary = {**cfg, "stop_rules": cfg["stop_rules"][:1]}
+        plans += [(f"cost={kind}", kind, primary, {}) for kind in cfg["cost_sensitivity"]]
+    sa_only = {"searches": ("simulated_annealing",), "baselines": False}
+    return plans + [
+        (
+            f"sa_init={init}",
+            main,
+            {**cfg, "stop_rules": [], "sa": {**cfg["sa"], "init": init}},
+            sa_only,
+        )
+        for init in cfg["sa_init_check"]
+    ]
+
+
 def select_pool(
     pool_name: str, cfg: dict, seed: int, pool_path=None, votes_path=None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -705,37 +733,25 @@ def select_pool(
 
     seeds = range(seed, seed + cfg["n_seeds"])
     budgets = cfg["budget_multiples"]
-    if pool_name.startswith(SYNTHETIC_PREFIX):
-        size = int(pool_name[len(SYNTHETIC_PREFIX) :])
+    size = synthetic_size(pool_name)
+    if size is not None:
         syn = cfg["synthetic"]
         p, t = synthetic_pool(
             size, syn["beta_a"], syn["beta_b"], cost=syn["costs"], random_state=seed + size
         )
-        plans, correct = [("", t, cfg)], None
+        costs, correct = {None: t}, None
     else:
         pool = pd.read_csv(pool_path)
         correct = pd.read_parquet(votes_path)[list(pool["member"])]
         p = pool["p"].to_numpy()
-        primary = {**cfg, "stop_rules": cfg["stop_rules"][:1]}
-        plans = [("", pool_costs(pool, cfg["cost"]), cfg)] + [
-            (f"cost={kind}", pool_costs(pool, kind), primary) for kind in cfg["cost_sensitivity"]
-        ]
-    main_t = plans[0][1]
-    sa_only = {"searches": ("simulated_annealing",), "baselines": False}
-    plans = [(s, t, c, {}) for s, t, c in plans] + [
-        (
-            f"sa_init={init}",
-            main_t,
-            {**cfg, "stop_rules": [], "sa": {**cfg["sa"], "init": init}},
-            sa_only,
-        )
-        for init in cfg["sa_init_check"]
-    ]
+        kinds = [cfg["cost"], *cfg["cost_sensitivity"]]
+        costs = {kind: pool_costs(pool, kind) for kind in kinds}
+    plans = selection_plans(cfg, uci=size is None)
     progress = Progress(len(budgets) * len(plans), f"knapsack selection {pool_name}")
     runs, traces = [], []
-    for setting, t, plan_cfg, only in plans:
+    for setting, kind, plan_cfg, only in plans:
         for b in budgets:
-            r, tr = selection_cell(p, t, b, plan_cfg, seeds, correct, **only)
+            r, tr = selection_cell(p, costs[kind], b, plan_cfg, seeds, correct, **only)
             runs.append(r.assign(setting=setting))
             if not setting:
                 traces.append(tr)

@@ -127,6 +127,19 @@ def check_qwyc_methods(q: Mapping[str, Any], source: str = "the config file") ->
 # ---------------------------------------------------------------- knapsack (Hajdu et al. 2020)
 #: Pool names of the synthetic Beta pools: ``synthetic_n<size>``.
 SYNTHETIC_PREFIX = "synthetic_n"
+
+
+def synthetic_size(pool: str) -> int | None:
+    """Members of a synthetic pool (``synthetic_n<size>``); None for a UCI data set's pool.
+
+    Examples
+    --------
+    >>> synthetic_size("synthetic_n20"), synthetic_size("sonar")
+    (20, None)
+    """
+    return int(pool.removeprefix(SYNTHETIC_PREFIX)) if pool.startswith(SYNTHETIC_PREFIX) else None
+
+
 #: Measured training-time costs of each UCI pool, relative to the repository root: an input,
 #: committed, written only by the deliberate ``knapsack_costs`` target
 #: (:mod:`ensemble_repro.experiments.knapsack_costs`).

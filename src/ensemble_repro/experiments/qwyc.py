@@ -141,10 +141,22 @@ def _log_loss(y, margin):
 FIT_ON = ("train_full", "train", "validation")
 
 
+def carve_out_size(n: int, q: dict) -> int:
+    """Validation rows of a carve-out of ``n`` training rows: ``qwyc.gbt.validation_fraction``
+    of them, rounded; the other rows are its fitting rows.
+
+    Examples
+    --------
+    >>> carve_out_size(1000, {"gbt": {"validation_fraction": 0.2}})
+    200
+    """
+    return round(q["gbt"]["validation_fraction"] * n)
+
+
 def _carve_out(n: int, q: dict, seed: int, split: int) -> tuple[np.ndarray, np.ndarray]:
     """(validation rows, fitting rows) of carve-out ``split``: its own random permutation."""
     perm = np.random.default_rng([seed, 2, split]).permutation(n)
-    n_val = round(q["gbt"]["validation_fraction"] * n)
+    n_val = carve_out_size(n, q)
     return np.sort(perm[:n_val]), np.sort(perm[n_val:])
 
 
@@ -276,6 +288,39 @@ def n_splits_of(arrays) -> int:
     return int(arrays["n_splits"])
 
 
+def fit_key(q: dict, split: int, learning_rate: float) -> tuple:
+    """What names a split's fit under ``q['fit_on']``: ``train_full`` splits at the same learning
+    rate share one (the GBT refitted on all training rows at that rate, ordering and thresholds
+    on all of them); a carve-out's fit is its own.
+
+    Examples
+    --------
+    >>> fit_key({"fit_on": "train_full"}, 3, 0.05), fit_key({"fit_on": "train"}, 3, 0.05)
+    (('train_full', 0.05), ('train', 3))
+    """
+    if q["fit_on"] == "train_full":
+        return ("train_full", learning_rate)
+    return (q["fit_on"], split)
+
+
+def draws_per_split(method: str) -> bool:
+    """Whether a method draws afresh in every split (random orders, the cross-fitted halves),
+    so that splits sharing a :func:`fit_key` still fit it once each."""
+    return method.endswith("random") or method == CROSSFIT
+
+
+def method_grid(method: str, q: dict) -> tuple[str, list]:
+    """The parameter a method sweeps and its values: QWYC's alpha, Fan's gamma."""
+    if method.startswith("qwyc"):
+        return "alpha", list(q["alpha_grid"])
+    return "gamma", list(q["fan"]["gamma_grid"])
+
+
+def repetitions(method: str, q: dict) -> int:
+    """Repetitions of each parameter value: ``n_random_orders`` for a random ordering, else 1."""
+    return q["n_random_orders"] if method.endswith("random") else 1
+
+
 @dataclass(frozen=True)
 class FitView:
     """One split's model and fitting rows under a ``fit_on`` / learning-rate choice.
@@ -321,17 +366,17 @@ class Views:
                 raise ValueError(
                     f"learning_rate must be one of qwyc.gbt.learning_rates {rates}; got {lr!r}"
                 )
-            prefix, rows, key = f"full{rates.index(lr)}", "all", ("train_full", lr)
+            prefix, rows = f"full{rates.index(lr)}", "all"
         elif q.get("learning_rate"):
             raise ValueError(
                 f"a fixed learning_rate needs fit_on: train_full (the GBT refitted on all "
                 f"training rows at that rate); got fit_on: {fit_on!r}"
             )
         else:
-            prefix, rows, key = f"s{split}_carve", f"s{split}_{fit_on}_rows", (fit_on, split)
+            prefix, rows = f"s{split}_carve", f"s{split}_{fit_on}_rows"
         base, forest = forest_from(a, prefix)
         return FitView(
-            key,
+            fit_key(q, split, lr),
             self._outputs(prefix, rows),
             self._outputs(prefix, "test"),
             a["y_test"],
@@ -495,13 +540,9 @@ def sweep_job(
     (:func:`row_frame`) of the main fit's split (:func:`main_split`) are appended to it."""
     with threadpool_limits(1):
         views = arrays if isinstance(arrays, Views) else Views(arrays)
-        param, grid = (
-            ("alpha", q["alpha_grid"])
-            if method.startswith("qwyc")
-            else ("gamma", q["fan"]["gamma_grid"])
-        )
-        reps = q["n_random_orders"] if method.endswith("random") else 1
-        random = method.endswith("random") or method == CROSSFIT  # draws per split
+        param, grid = method_grid(method, q)
+        reps = repetitions(method, q)
+        random = draws_per_split(method)
         n_splits = n_splits_of(views.arrays)
         keep = main_split(views.arrays, q) if per_row is not None else None
         prog = Progress(len(grid) * reps, f"{dataset} {method} (per split)", log)
@@ -720,7 +761,7 @@ def refit_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) ->
             Fb = v.F[idx]
             full_fit = sequential_sum(v.base, Fb) >= beta
             for method, grid in grids.items():
-                param = "alpha" if method.startswith("qwyc") else "gamma"
+                param = method_grid(method, q)[0]
                 for value in grid:
                     t0 = time.perf_counter()
                     est, _ = fit_method(method, value, q, seed, split, 0, Fb, v.base)
