@@ -71,15 +71,6 @@ rule figures:
         figure_targets(),
 
 
-localrules:
-    all,
-    data,
-    jab,
-    qwyc,
-    knapsack,
-    figures,
-
-
 check_targets(TARGET_RULES)
 
 # Cost estimate (and, on SLURM, the cluster check) before any job: workflow/rules/common.smk.

@@ -1,4 +1,4 @@
-"""Measure the unit costs of ensemble_repro.estimate and write src/ensemble_repro/unit_costs.csv.
+"""Measure the unit costs of the estimate and write src/ensemble_repro/unit_costs.csv.
 
 Usage (from the repository root; fetches and prepares every mirrored data set into a work
 directory first; ~15 CPU-minutes in all, most of it the MLP fits on Blog):
@@ -11,13 +11,14 @@ rules measured, keeping the rest):
     PYTHONPATH=src python benchmarks/calibrate_costs.py \
         --from-run CONFIG.yaml:WORKDIR [--from-run CONFIG2.yaml:WORKDIR2 ...]
 Each WORKDIR is a finished run of CONFIG; a rule's factor is its jobs' measured CPU time
-(``benchmark:`` files) over the bare model's estimate, summed over the runs
-(``ensemble_repro.estimate.calibration_rows``); ``python -m ensemble_repro.estimate --config
+(``benchmark:`` files) over the bare model's estimate of the jobs of the run's DAG, summed over
+the runs (``ensemble_repro.estimate.calibration_rows``); ``python -m ensemble_repro.estimate --config
 CONFIG --compare WORKDIR`` prints the comparison.
 
 Every number is CPU time (``time.process_time``; of child processes via ``getrusage``), with
 one BLAS / OpenMP thread, so it holds on a machine loaded by other work, where wall times do
-not. Sections (the units of ensemble_repro.estimate, whose docstring gives the model):
+not. Sections (the units of ensemble_repro.cost.units; the cost modules of the papers,
+ensemble_repro.experiments.*_cost, give the model):
 - start: a fresh process importing the experiment modules (``job_start``, every job); a
   collector / figure job (``light_job``); a J+aB cell's fixed cost (``jab_start``: kernels
   loaded, fit workers started);
@@ -26,10 +27,10 @@ not. Sections (the units of ensemble_repro.estimate, whose docstring gives the m
   evaluation and pool member (on a synthetic pool of 50); the UCI pool size; the adversarial
   example per Monte Carlo draw;
 - qwyc: at the T of config/quick.yaml, the GBT model job per tree x row; one sweep per method
-  kind per unit of ``estimate.qwyc_sweep_work``; the timing job per run x row x tree;
+  kind per unit of ``qwyc_cost.sweep_work``; the timing job per run x row x tree;
 - jab: one fit of each learner on a bootstrap sample of m rows of Communities and Blog at
   m = 8, 40, 200 (the estimate interpolates log-log), and one model's prediction per row;
-- kernels: the machine-calibration kernels (``ensemble_repro.estimate.KERNELS``), the
+- kernels: the machine-calibration kernels (``ensemble_repro.cost.machine.KERNELS``), the
   reference that scales the unit costs to another machine. Measured with the units when
   every section runs; with ``--only kernels`` (units kept from an earlier run) each kernel
   time is transferred by the ratio of its anchor unit (``ANCHORS``, re-measured here) to
@@ -53,9 +54,13 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from ensemble_repro import estimate as est
+from ensemble_repro.cost import machine
+from ensemble_repro.cost.dag import config_jobs
+from ensemble_repro.cost.units import KERNEL_UNIT
 from ensemble_repro.data import DATASETS, fetch_raw, load, prepare
 from ensemble_repro.data.preflight import DataPlan
+from ensemble_repro.estimate import calibration_rows
+from ensemble_repro.experiments import knapsack_cost, qwyc_cost
 
 JAB_SIZES = {"ridge": (8, 40, 200), "rf": (8, 40, 200), "nn": (8, 40, 200)}
 JAB_DATASETS = ("communities", "blog")
@@ -176,7 +181,7 @@ def qwyc_units(results, quick, repeats, datasets=QWYC_DATASETS, sweeps=True):
         n_rows = sum(len(load(t, results)[1]) for t in tables)
         paths = {t: os.path.join(results, "data", f"{t}.parquet") for t in tables}
         secs, (_, _, arrays) = cpu(qwyc.model_job, name, q, 0, paths)
-        rows.append(("qwyc_gbt", name, 0, secs / est.qwyc_model_work(name, q, n_rows)))
+        rows.append(("qwyc_gbt", name, 0, secs / qwyc_cost.model_work(name, q, n_rows)))
         print(name, rows[-1], flush=True)
         if not sweeps:
             continue
@@ -184,7 +189,7 @@ def qwyc_units(results, quick, repeats, datasets=QWYC_DATASETS, sweeps=True):
         for method in ("qwyc_joint", "qwyc_natural", "fan_individual_mse"):
             secs, df = cpu(qwyc.sweep_job, arrays, name, method, q, 0)
             frames.append(df)
-            work = est.qwyc_sweep_work(method, q, n_rows)
+            work = qwyc_cost.sweep_work(method, q, n_rows)
             rows.append(("qwyc_sweep", f"{name}/{method}", 0, secs / work))
         secs, _ = cpu(qwyc.timing_job, arrays, pd.concat(frames), name, q, 0)
         rows.append(("qwyc_timing", name, 0, secs / (q["timing"]["runs"] * n_rows * T)))
@@ -215,11 +220,12 @@ def knapsack_units(results, quick, repeats, datasets=None, adversarial=True):
             secs, _ = cpu(build_pool, X, y, seed=0)
             rows.append(("knapsack_pool", name, 0, secs / len(y)))
         secs, _ = cpu(kx.select_pool, "synthetic_n50", cfg, 0, None)
-        rows.append(("knapsack_eval", "", 0, secs / est.knapsack_evaluations(cfg) / 50))
+        evaluations = knapsack_cost.selection_evaluations(cfg, uci=False)
+        rows.append(("knapsack_eval", "", 0, secs / evaluations / 50))
         rows.append(("pool_size", "uci", 0, float(len(classifier_pool(0)))))
         if adversarial:
             secs, _ = cpu(kx.adversarial, cfg, 0)
-            rows.append(("knapsack_mc_draw", "", 0, secs / est.knapsack_draws(cfg)))
+            rows.append(("knapsack_mc_draw", "", 0, secs / knapsack_cost.adversarial_draws(cfg)))
     print(rows, flush=True)
     return rows
 
@@ -246,7 +252,7 @@ def anchor_units(results, quick, repeats):
     """The anchor unit costs of :data:`ANCHORS`, measured as their sections measure them (the
     job start; the pool of WDBC and the selection; J+aB fits at the largest size on Communities;
     QWYC's GBT on Adult)."""
-    rows = [("job_start", "", 0, child_cpu(est.START_CODE, repeats))]
+    rows = [("job_start", "", 0, child_cpu(machine.START_CODE, repeats))]
     rows += knapsack_units(results, quick, repeats, ["wdbc"], adversarial=False)
     rows += jab_units(
         results, quick, repeats, ("communities",), {k: v[-1:] for k, v in JAB_SIZES.items()}
@@ -257,7 +263,7 @@ def anchor_units(results, quick, repeats):
 
 
 def kernel_units(results, quick, repeats, stored=None):
-    """Reference times of the machine-calibration kernels (``ensemble_repro.estimate.KERNELS``)
+    """Reference times of the machine-calibration kernels (``ensemble_repro.cost.machine.KERNELS``)
     on the machine the unit costs were measured on.
 
     When the unit costs are measured in the same run (``stored`` None), that is this machine:
@@ -266,10 +272,10 @@ def kernel_units(results, quick, repeats, stored=None):
     kernel time is scaled by its anchor's stored cost over its cost measured now. The kernel
     times of this machine are also cached as its machine calibration."""
     now = None if stored is None else anchor_units(results, quick, repeats)
-    kernels = est.time_kernels(repeats=repeats)
-    est.machine_calibration(measure=lambda families: kernels, refresh=True)
+    kernels = machine.time_kernels(repeats=repeats)
+    machine.machine_calibration(measure=lambda families: kernels, refresh=True)
     if stored is None:
-        return [(est.KERNEL_UNIT, f, 0, secs) for f, secs in kernels.items()]
+        return [(KERNEL_UNIT, f, 0, secs) for f, secs in kernels.items()]
     out = []
     for family, anchor in ANCHORS.items():
         ratio = stored[anchor] / now[anchor]
@@ -278,7 +284,7 @@ def kernel_units(results, quick, repeats, stored=None):
             f"{stored[anchor]:.4g}, here {now[anchor]:.4g}",
             flush=True,
         )
-        out.append((est.KERNEL_UNIT, family, 0, kernels[family] * ratio))
+        out.append((KERNEL_UNIT, family, 0, kernels[family] * ratio))
     return out
 
 
@@ -381,7 +387,7 @@ def measured_units(sections):
         "knapsack": {"knapsack_pool", "knapsack_eval", "pool_size", "knapsack_mc_draw"},
         "qwyc": {"qwyc_gbt", "qwyc_sweep", "qwyc_timing"},
         "jab": {"jab_fit", "jab_predict"},
-        "kernels": {est.KERNEL_UNIT},
+        "kernels": {KERNEL_UNIT},
     }
     return set().union(*(units[s] for s in sections))
 
@@ -406,8 +412,6 @@ def write_rows(path, rows):
 
 def calibrate_from_runs(specs, out, ap):
     """Rewrite the ``calibration`` rows of ``out`` from finished runs (CONFIG:WORKDIR each)."""
-    import yaml
-
     runs = []
     for spec in specs:
         config_path, sep, workdir = spec.rpartition(":")
@@ -416,10 +420,9 @@ def calibrate_from_runs(specs, out, ap):
                 f"--from-run {spec!r}: give CONFIG.yaml:WORKDIR, WORKDIR holding the run's "
                 "results/benchmarks"
             )
-        with open(config_path) as fh:
-            runs.append((yaml.safe_load(fh), workdir))
+        runs.append((*config_jobs(config_path, workdir), workdir))
     when = datetime.now(UTC).strftime("%Y-%m-%d")
-    rows = est.calibration_rows(runs, source=f"runs {' '.join(specs)} {when}")
+    rows = calibration_rows(runs, source=f"runs {' '.join(specs)} {when}")
     rules = {r["key"] for r in rows}
     kept = [r for r in read_rows(out) if not (r["unit"] == "calibration" and r["key"] in rules)]
     for r in rows:

@@ -14,15 +14,10 @@ import sys
 from pathlib import Path
 
 import jinja2
-from snakemake.api import SnakemakeApi
 from snakemake.io import is_flagged
 from snakemake.script import Snakemake
-from snakemake.settings.types import (
-    ConfigSettings,
-    DAGSettings,
-    OutputSettings,
-    ResourceSettings,
-)
+
+from ensemble_repro.cost.dag import build_dag, parsed_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,19 +30,9 @@ def _labels(labels, job) -> dict:
 
 def entries(workdir: Path, configfile: Path) -> list[dict]:
     out = []
-    with SnakemakeApi(OutputSettings()) as api:
-        wf_api = api.workflow(
-            resource_settings=ResourceSettings(cores=1),
-            config_settings=ConfigSettings(configfiles=[configfile]),
-            snakefile=REPO / "Snakefile",
-            workdir=workdir,
-        )
-        wf_api.dag(dag_settings=DAGSettings())
-        wf = wf_api._workflow
-        wf._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
-        wf._build_dag()
+    with parsed_workflow(configfile, workdir, snakefile=REPO / "Snakefile") as wf:
         env = jinja2.Environment()
-        for job in wf.dag.jobs:
+        for job in build_dag(wf).jobs:
             for f in job.output:
                 if not is_flagged(f, "report"):
                     continue

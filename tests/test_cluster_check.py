@@ -18,10 +18,12 @@ from ensemble_repro.cluster import (
     Request,
     check_cluster,
     job_cores,
+    job_requests,
     parse_sinfo,
     parse_time,
     unsatisfiable,
 )
+from ensemble_repro.cost.dag import Job
 
 # `sinfo -h -o '%P|%c|%m|%l'` of a cluster with two node sets in `short` (default) and a
 # partition with a time limit
@@ -91,6 +93,27 @@ def test_group_bundle_too_wide_names_the_group_options():
             "(--group-components data=1)."
         )
     ]
+
+
+def test_requests_of_the_jobs_and_their_groups():
+    """Each submitted job asks its threads (capped by the per-job cores), memory and runtime;
+    a group (the run's --groups over the rule's own) asks its k widest jobs side by side and
+    its largest memory; local jobs (the report tier, targets) ask nothing."""
+    jobs = [
+        Job("fetch", {"f": "a"}, resources={"mem_mb": 1000, "runtime": 30}),
+        Job("prepare", {"n": "a"}, resources={"mem_mb": 4000, "runtime": 20}),
+        *(Job("cell", {"m": m}, 2, group="grid", resources={"mem_mb": 2000}) for m in "xyz"),
+        Job("jab_figures", {"fig": "1"}, local=True, resources={"mem_mb": 9000}),
+    ]
+    reqs = job_requests(jobs, 8, {"fetch": "data", "prepare": "data"}, {"grid": 2, "data": 9})
+    assert reqs == [
+        Request("fetch", 1, 1000, 30),
+        Request("prepare", 1, 4000, 20),
+        *[Request("cell", 2, 2000)] * 3,
+        Request("data", 2, 4000, group=True),
+        Request("grid", 4, 2000, group=True),
+    ]
+    assert job_requests(jobs, 3, {}, {"grid": 2})[-1] == Request("grid", 3, 2000, group=True)
 
 
 def test_small_nodes_lower_default_per_job_cores():

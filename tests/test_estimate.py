@@ -1,4 +1,5 @@
-"""Cost estimate (ensemble_repro.estimate): the jobs it counts are the jobs Snakemake runs, the
+"""Cost estimate (ensemble_repro.estimate, ensemble_repro.cost): the jobs it prices are the jobs
+Snakemake runs, every rule has a cost function, the cost functions count what the jobs do, the
 unit arithmetic matches a hand computation, and every run prints it."""
 
 from __future__ import annotations
@@ -9,15 +10,34 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workflow_helpers import REPO, run_snakemake
+from workflow_helpers import REPO, SNAKEFILE, mirror_dir, run_snakemake
 
 from ensemble_repro import estimate as est
+from ensemble_repro.conformal import core
+from ensemble_repro.cost import dag, registry, schedule
+from ensemble_repro.cost.dag import Job
+from ensemble_repro.cost.units import UnitCosts
+from ensemble_repro.experiments import jab, jab_cost, qwyc, qwyc_cost
+from ensemble_repro.experiments.names import BENCHMARKS
 
-CONFIGS = {"smoke": REPO / "config" / "smoke.yaml", "paper": REPO / "config" / "config.yaml"}
+CONFIGS = {
+    "smoke": REPO / "config" / "smoke.yaml",
+    "quick": REPO / "config" / "quick.yaml",
+    "paper": REPO / "config" / "config.yaml",
+}
+SLURM_PROFILE = REPO / "workflow" / "profiles" / "slurm" / "config.yaml"
+
+
+def config_jobs(name: str, workdir=None):
+    return dag.config_jobs(CONFIGS[name], workdir, snakefile=SNAKEFILE)
+
+
+# ---------------------------------------------------------------- the jobs are Snakemake's
 
 
 def dry_run_counts(output: str) -> Counter:
@@ -35,33 +55,138 @@ def dry_run_counts(output: str) -> Counter:
 
 @pytest.fixture(scope="module", params=sorted(CONFIGS))
 def dry_run(request, tmp_path_factory):
-    path = CONFIGS[request.param]
-    proc = run_snakemake(tmp_path_factory.mktemp(request.param), "-n", configfile=path, timeout=600)
+    workdir = tmp_path_factory.mktemp(request.param)
+    proc = run_snakemake(workdir, "-n", configfile=CONFIGS[request.param], timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:]
-    return path, proc.stdout
+    return request.param, workdir, proc.stdout
 
 
 @pytest.mark.workflow
-def test_job_counts_equal_dry_run(dry_run):
-    """Every rule job of the DAG is estimated, and nothing else: a new rule or grid key that
-    the estimate does not know fails here."""
-    path, output = dry_run
-    config = yaml.safe_load(path.read_text())
-    jobs = est.jobs(config, est.default_available(config), est.UnitCosts())
+def test_jobs_are_the_dry_runs(dry_run, monkeypatch):
+    """The estimate prices the jobs of Snakemake's DAG, the ones a dry run in the same
+    directory lists, rule by rule, and every one has a cost function."""
+    name, workdir, output = dry_run
+    monkeypatch.setenv("ENSEMBLE_REPRO_MIRROR", str(mirror_dir()))  # as the dry run had it
+    jobs, config = config_jobs(name, workdir)
     assert Counter(j.rule for j in jobs) == dry_run_counts(output)
     assert len({j.name for j in jobs}) == len(jobs)
+    priced = registry.price(jobs, config, UnitCosts())
+    assert all(j.cpu >= 0 for j in priced) and {j.paper for j in priced} <= set(registry.PARTS)
 
 
 @pytest.mark.workflow
 def test_dry_run_prints_estimate(dry_run):
-    path, output = dry_run
+    name, _, output = dry_run
     lines = [line for line in output.splitlines() if line.startswith("cost estimate (")]
-    config = yaml.safe_load(path.read_text())
-    papers = [p for p in est.PAPERS if config["experiments"][p]] + ["total"]
+    jobs, config = config_jobs(name)
+    papers = [p for p in ("jab", "qwyc", "knapsack") if config["experiments"][p]] + ["total"]
     assert [re.search(r"\): (\w+) ", line).group(1) for line in lines] == papers
-    total = est.estimate(config, 2)[-1]
-    assert f"total {total.jobs} jobs" in lines[-1] and "on 2 cores" in lines[-1]
+    assert f"total {len(jobs)} jobs" in lines[-1] and "on 2 cores" in lines[-1]
     assert "on SLURM" in lines[-1]
+
+
+def test_every_rule_has_a_cost_function(tmp_path):
+    """Every rule of the workflow (those of no config's DAG too) is priced: a new rule without
+    a cost function, or an explicit negligible one, fails here; pricing it stops the estimate."""
+    with dag.parsed_workflow(CONFIGS["smoke"], tmp_path, snakefile=SNAKEFILE) as wf:
+        rules = {r.name for r in wf.rules}
+    assert rules - set(registry.RULES) == set()
+    assert set(registry.RULES) - rules == set(), "cost functions of rules that do not exist"
+    with pytest.raises(KeyError, match="rule made_up has no cost function"):
+        registry.price([Job("made_up")], {}, UnitCosts())
+
+
+def test_local_rules_and_groups_come_from_the_rules():
+    """``localrule: True`` (the report tier) and target rules are local, the grids' ``group:``
+    is kept; both as the rules declare them, whatever executor this is."""
+    jobs, _ = config_jobs("smoke")
+    by_rule = {j.rule: j for j in jobs}
+    assert by_rule["jab_collect"].local and by_rule["table_html"].local and by_rule["all"].local
+    assert not by_rule["jab_main_cell"].local and not by_rule["qwyc_timing"].local
+    assert by_rule["jab_main_cell"].group == "jab_grid" and by_rule["prepare"].group is None
+    assert by_rule["jab_main_cell"].threads == 2 and by_rule["jab_main_cell"].resources["mem_mb"]
+    assert "prepare:communities" in by_rule["jab_main_cell"].needs
+
+
+# ---------------------------------------------------------------- cost functions count what jobs do
+
+
+def synthetic_table(n_total: int, p: int = 4, seed: int = 0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n_total, p)
+    return X, X @ rng.randn(p) + rng.randn(n_total)
+
+
+@pytest.mark.parametrize(
+    ("kind", "m_ratio"),
+    [("main", 0.6), ("without_replacement", 0.6), ("fixed_vs_random", 1.0), ("jplus", None)],
+)
+def test_jab_cost_counts_the_models_a_cell_fits(kind, m_ratio, monkeypatch, tmp_path):
+    """Per method, the models the estimate counts for one trial are those the cell fits (its
+    rows' ``n_fits``), of the size it fits them at and predicting the rows it predicts. B is
+    drawn at its mean, so that a B matched another way (per leave-one-out set or in fitted
+    models, with or without replacement) shows."""
+
+    def mean_draw(n_resamples, n, m, replace, rng):
+        return round(n_resamples * core.binomial_probability(n, m, replace))
+
+    monkeypatch.setattr(core, "draw_n_resamples", mean_draw)
+    cfg = {
+        "alpha": 0.1,
+        "n_trials": 1,
+        "trial_seed_base": 98765,
+        "aggregations": ["mean"],
+        "max_test_points": 30,
+        "main": {"n": 10, "n_resamples": 3},
+        "fixed_vs_random": {"n": 12, "n_resamples": 4},
+    }
+    X, y = synthetic_table(80)
+    table = tmp_path / "d.parquet"
+    pd.DataFrame(X, columns=list("abcd")).assign(target=y).to_parquet(table)
+    rows = jab.run_job(
+        kind, table, dataset="d", learner="ridge", jab_cfg=cfg, seed=1, m_ratio=m_ratio
+    )
+    counted = jab_cost.trial_models(kind, cfg, m_ratio, len(y))
+    assert {c[0] for c in counted} == set(rows["method"])
+    for method, models, size, predicted in counted:
+        row = rows[rows["method"] == method].iloc[0]
+        assert models == pytest.approx(row["n_fits"], abs=0.5), method
+        n_test = row["n_test"]
+        if kind == "jplus":
+            assert (size, predicted) == (row["n"] - 1, n_test + 1)
+        else:
+            assert size == row["m"]
+            assert predicted == (n_test + 1 if method == jab.JPLUS_ENSEMBLE else row["n"] + n_test)
+
+
+@pytest.fixture(scope="module")
+def adult_like(tmp_path_factory):
+    """Adult-shaped prepared tables (train 400, test 100 rows)."""
+    rng = np.random.default_rng(3)
+    out = {}
+    for name, n in (("adult_train", 400), ("adult_test", 100)):
+        X = rng.normal(size=(n, 3))
+        df = pd.DataFrame(X, columns=list("abc")).assign(target=(X[:, 0] > 0).astype(int))
+        out[name] = tmp_path_factory.mktemp("prep") / f"{name}.parquet"
+        df.to_parquet(out[name])
+    return out
+
+
+def test_qwyc_cost_fits_on_the_rows_the_model_job_carves_out(adult_like):
+    """Under ``fit_on: train`` / ``validation`` a sweep fits on the carve-out's fitting /
+    validation rows: the estimate takes their size from the model job's validation fraction
+    (0.3 here: a fixed 80/20 would not match)."""
+    gbt = {"n_estimators": 4, "max_depth": {"adult": 2}, "learning_rates": [0.1]}
+    gbt |= {"validation_fraction": 0.3, "min_samples_leaf": 20}
+    q = {"gbt": gbt, "n_splits": 1, "smaller_ensembles": [2], "decision_threshold": 0.0}
+    arrays = qwyc.model_job("adult", q, 7, adult_like)[2]
+    n = len(arrays["y_train"])
+    for fit_on, rows in (("train", "s0_train_rows"), ("validation", "s0_validation_rows")):
+        assert qwyc_cost.fitting_rows(n, {**q, "fit_on": fit_on}) == len(arrays[rows])
+    assert qwyc_cost.fitting_rows(n, {**q, "fit_on": "train_full"}) == n
+
+
+# ---------------------------------------------------------------- the engine, by hand
 
 
 @pytest.fixture
@@ -78,23 +203,42 @@ def units(tmp_path):
     ]
     path = tmp_path / "units.csv"
     path.write_text("\n".join(rows) + "\n")
-    return est.UnitCosts(path)
+    return UnitCosts(path)
 
 
 def toy_config(**main):
     return {
         "experiments": {"jab": True, "qwyc": False, "knapsack": False},
         "jab": {
-            "datasets": ["communities"],
-            "learners": ["ridge"],
-            "aggregations": ["mean"],
             "n_trials": 1,
             "max_test_points": 10,
-            "main": {"n": 4, "m_ratios": [0.5], "n_resamples": 3, **main},
-            "fixed_vs_random": {"enabled": False},
-            "without_replacement": {"enabled": False},
+            "main": {"n": 4, "n_resamples": 3, **main},
         },
     }
+
+
+WC = {"jab_data": "communities", "jab_learner": "ridge"}
+
+
+def toy_jobs(m_ratios=(0.5,)) -> list[Job]:
+    """A J+aB run's shape: fetch and prepare (data), main cells at ``m_ratios`` and a J+ cell
+    (2 and 1 threads, group jab_grid), collect, claims (local), the report's HTML table and
+    ``all``."""
+    cells = [
+        Job("jab_main_cell", {**WC, "jab_m": f"{r:g}"}, 2, ("prepare:communities",), "jab_grid")
+        for r in m_ratios
+    ]
+    cells.append(Job("jab_jplus_cell", dict(WC), 1, ("prepare:communities",), "jab_grid"))
+    names = tuple(c.name for c in cells)
+    return [
+        Job("fetch", {"group": "g", "filename": "f"}),
+        Job("prepare", {"name": "communities"}, needs=("fetch:g/f",)),
+        *cells,
+        Job("jab_collect", needs=names, local=True),
+        Job("jab_claims", needs=("jab_collect",), local=True),
+        Job("table_html", {"table": "t"}, needs=("jab_collect",), local=True),
+        Job("all", needs=("jab_claims", "table_html:t"), local=True),
+    ]
 
 
 def test_unit_arithmetic_by_hand(units):
@@ -102,79 +246,77 @@ def test_unit_arithmetic_by_hand(units):
     4 s at m = 4, so 2 s at m = 2 (log-log); predictions 0.01 s per model and row."""
     p = 0.8**2  # a resample of 2 from 5 points misses a given one
     jab_fits = math.floor(3 / (p * 0.75**2)) * p  # floor(8.33) * 0.64 = 5.12
-    assert jab_fits == pytest.approx(5.12)
+    assert jab_cost.expected_models(4, 2, 3, "loo") == pytest.approx(jab_fits)
     main = 1 + jab_fits * (2 + 14 * 0.01) + 4 * 3 * (2 + 11 * 0.01)
     jplus = 1 + 4 * (units.at("jab_fit", "communities/ridge", 3) + 11 * 0.01)
     assert units.at("jab_fit", "communities/ridge", 3) == pytest.approx(3.0)
-    jobs = {j.name: j for j in est.jobs(toy_config(), ["communities"], units)}
-    assert jobs["jab_main_cell:communities/ridge/m0.5"].cpu == pytest.approx(main)
-    assert jobs["jab_jplus_cell:communities/ridge"].cpu == pytest.approx(jplus)
-    costs = est.estimate(toy_config(), 1, ["communities"], units)
-    light = 5 * 2  # collect, Figures 1 and 2 (one job each), tables, claims
+    priced = {j.name: j for j in registry.price(toy_jobs(), toy_config(), units)}
+    assert priced["jab_main_cell:communities/ridge/0.5"].cpu == pytest.approx(main)
+    assert priced["jab_jplus_cell:communities/ridge"].cpu == pytest.approx(jplus)
+    costs = est.estimate(toy_jobs(), toy_config(), 1, units)
+    assert [c.paper for c in costs] == ["jab", "total"]
+    light = 2 * 2  # collect and claims
     assert costs[0].cpu_hours * 3600 == pytest.approx(main + jplus + light)
-    # + data stage (2 fetch, 1 prepare) and report stage (Table S3 as HTML, the forest plot,
-    # paper_vs_ours, results_index; the `all` rule costs nothing), 2 s each
-    assert costs[-1].cpu_hours * 3600 == pytest.approx(main + jplus + light + 7 * 2)
+    # + fetch, prepare and the HTML table, 2 s each (the `all` rule costs nothing)
+    assert costs[-1].cpu_hours * 3600 == pytest.approx(main + jplus + light + 3 * 2)
+    assert (costs[0].jobs, costs[-1].jobs) == (4, 8)
     # one core: everything in series
     assert costs[-1].wall_hours == pytest.approx(costs[-1].cpu_hours)
 
 
 def test_wall_time_schedules_the_dag(units):
     """Two cores: the two-thread main cell runs alone (2 cores), the J+ cell beside nothing
-    else, collectors after both."""
-    jobs = est.jobs(toy_config(), ["communities"], units)
-    by = {j.name: j for j in jobs}
-    main = by["jab_main_cell:communities/ridge/m0.5"].cpu
-    jplus = by["jab_jplus_cell:communities/ridge"].cpu
-    # both fetch jobs side by side (2 s), prepare (2 s); main (2 threads, cpu/2) and J+
-    # (1 thread) cannot overlap on 2 cores; then collect (2 s), Figures 1 and 2 side by side
-    # (2 s), tables (2 s), claims and the HTML table side by side (2 s), the forest plot,
-    # paper_vs_ours, results_index (2 s each)
-    expected = 2 + 2 + main / 2 + jplus + 2 + 2 + 2 + 2 + 2 + 2 + 2
-    assert est.local_wall(jobs, 2) == pytest.approx(expected)
-    assert est.makespan([("a", 3.0, 1, ()), ("b", 2.0, 1, ()), ("c", 1.0, 2, ("a",))], 2) == 4.0
+    else, the collectors after both."""
+    priced = {j.name: j for j in registry.price(toy_jobs(), toy_config(), units)}
+    main = priced["jab_main_cell:communities/ridge/0.5"].cpu
+    jplus = priced["jab_jplus_cell:communities/ridge"].cpu
+    # fetch, prepare (2 s each); main (2 threads, cpu/2) and J+ (1 thread) cannot overlap on
+    # 2 cores; then collect (2 s), claims and the HTML table side by side (2 s)
+    expected = 2 + 2 + main / 2 + jplus + 2 + 2
+    assert schedule.local_wall(list(priced.values()), 2) == pytest.approx(expected)
+    assert schedule.makespan([("a", 3.0, 1, ()), ("b", 2.0, 1, ()), ("c", 1.0, 2, ("a",))], 2) == 4
 
 
-def test_slurm_bundles_group_components(units):
-    """group-components: jab_grid=2 puts both cells in one SLURM job of 8 cores (side by side),
-    so the cluster wall is the longer cell, not their sum."""
-    jobs = [
-        j
-        for j in est.jobs(toy_config(m_ratios=[0.5, 1.0]), ["communities"], units)
-        if j.rule.startswith("jab_main")
-    ]
+def test_slurm_bundles_group_components_and_keeps_local_jobs_home(units):
+    """group-components: jab_grid=2 puts two independent cells in one SLURM job of 8 cores
+    (side by side), so the cluster wall is the longer cell, not their sum; the profile's
+    ``groups`` bundle fetch and prepare (one component) into one SLURM job; local jobs add no
+    SLURM job."""
+    priced = registry.price(toy_jobs(m_ratios=(0.5, 1.0)), toy_config(), units)
+    cells = [j for j in priced if j.rule == "jab_main_cell"]
     profile = {"jobs": 10, "cores": 8, "group-components": {"jab_grid": 2}}
-    assert est.slurm_wall(jobs, profile) == pytest.approx(
-        max(j.cpu for j in jobs) / 2 + est.SLURM_OVERHEAD
+    assert schedule.slurm_wall(cells, profile) == pytest.approx(
+        max(j.cpu for j in cells) / 2 + schedule.SLURM_OVERHEAD
     )
-    profile["group-components"] = {}
-    assert est.slurm_wall(jobs, {**profile, "jobs": 1}) == pytest.approx(
-        sum(j.cpu for j in jobs) / 2 + 2 * est.SLURM_OVERHEAD
+    assert schedule.slurm_wall(cells, {**profile, "jobs": 1, "group-components": {}}) == (
+        pytest.approx(sum(j.cpu for j in cells) / 2 + 2 * schedule.SLURM_OVERHEAD)
     )
+    profile = {**profile, "groups": {"fetch": "data", "prepare": "data"}}
+    bundles = schedule.slurm_bundles(priced, profile)
+    assert sorted(len(b) for b in bundles) == [1, 2, 2]  # data; two main cells; J+ cell
+    assert not any(j.local for b in bundles for j in b)
 
 
 def test_missing_unit_cost_names_the_table(tmp_path):
     path = tmp_path / "units.csv"
     path.write_text("unit,key,size,cpu_seconds,source\njob_start,,0,1,x\n")
     with pytest.raises(KeyError, match="no unit cost 'light_job'.*calibrate_costs.py"):
-        est.jobs(toy_config(), ["communities"], est.UnitCosts(path))
+        registry.price(toy_jobs(), toy_config(), UnitCosts(path))
 
 
 def test_package_table_covers_every_mirrored_data_set():
     """The shipped table prices every experiment of the paper config (MEPS aside)."""
-    config = yaml.safe_load(CONFIGS["paper"].read_text())
-    costs = est.estimate(
-        config,
-        16,
-        slurm_profile=est.load_profile(REPO / "workflow" / "profiles" / "slurm" / "config.yaml"),
-    )
+    jobs, config = config_jobs("paper")
+    costs = est.estimate(jobs, config, 16, slurm_profile=schedule.load_profile(SLURM_PROFILE))
     assert [c.paper for c in costs] == ["jab", "qwyc", "knapsack", "total"]
     assert all(c.cpu_hours > 0 and c.wall_hours > 0 and c.slurm_hours > 0 for c in costs)
     assert costs[-1].wall_hours <= costs[-1].cpu_hours
 
 
-def test_cli_prints_table(capsys):
-    assert est.main(["--config", str(CONFIGS["smoke"]), "--cores", "2"]) == 0
+def test_cli_prints_table(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    argv = ["--config", str(CONFIGS["smoke"]), "--cores", "2", "--machine", "reference"]
+    assert est.main([*argv, "--idle"]) == 0
     out = capsys.readouterr().out
     assert "| paper | jobs | CPU-hours | wall on 2 cores | wall on SLURM |" in out
     assert re.search(r"^\| total \| 79 \|", out, re.MULTILINE)  # as snakemake -n (other test)
@@ -192,8 +334,11 @@ def test_cli_bad_input_names_it(tmp_path, capsys):
     assert "config value jab.alpha = 1.5 is invalid" in capsys.readouterr().err
 
 
+# ---------------------------------------------------------------- measured against estimated
+
+
 def write_benchmark(workdir, rule, wildcards, cpu, wall):
-    path = workdir / est.BENCHMARKS[rule].format(**wildcards)
+    path = workdir / BENCHMARKS[rule].format(**wildcards)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{wall}\t0:00:01\t10\t{cpu}\n")
 
@@ -201,47 +346,41 @@ def write_benchmark(workdir, rule, wildcards, cpu, wall):
 def test_compare_reads_benchmarks_and_calibration_scales_jobs(units, tmp_path):
     """Measured CPU comes from each job's benchmark file; a calibration row (measured /
     estimated of the bare model) multiplies that rule's jobs and nothing else."""
-    bare = {j.name: j.cpu for j in est.jobs(toy_config(), ["communities"], units)}
-    main = bare["jab_main_cell:communities/ridge/m0.5"]
-    wc = {"jab_data": "communities", "jab_learner": "ridge"}
-    write_benchmark(tmp_path, "jab_main_cell", {**wc, "jab_m": "0.5"}, 3 * main, 99.0)
-    write_benchmark(tmp_path, "jab_jplus_cell", wc, 10.0, 12.0)
-    rows = {r.rule: r for r in est.compare(toy_config(), tmp_path, units, ["communities"])}
+    jobs, config = toy_jobs(), toy_config()
+    bare = {j.name: j.cpu for j in registry.price(jobs, config, units)}
+    main = bare["jab_main_cell:communities/ridge/0.5"]
+    write_benchmark(tmp_path, "jab_main_cell", {**WC, "jab_m": "0.5"}, 3 * main, 99.0)
+    write_benchmark(tmp_path, "jab_jplus_cell", WC, 10.0, 12.0)
+    rows = {r.rule: r for r in est.compare(jobs, config, tmp_path, units)}
     assert set(rows) == {"jab_main_cell", "jab_jplus_cell"}  # no file, no row
     assert rows["jab_main_cell"].ratio == pytest.approx(3.0)
     assert (rows["jab_main_cell"].jobs, rows["jab_main_cell"].wall) == (1, 99.0)
-    cal = est.calibration_rows([(toy_config(), tmp_path)], min_cpu=20.0, units=units)
+    cal = est.calibration_rows([(jobs, config, tmp_path)], min_cpu=20.0, units=units)
     # the J+ cell measured 10 CPU-s in all: below min_cpu, left uncalibrated
     assert [(r["key"], float(r["cpu_seconds"])) for r in cal] == [("jab_main_cell", 3.0)]
     path = tmp_path / "calibrated.csv"
     lines = units.source.read_text().splitlines() + ["calibration,jab_main_cell,0,3,test"]
     path.write_text("\n".join(lines) + "\n")
-    calibrated = {
-        j.name: j.cpu for j in est.jobs(toy_config(), ["communities"], est.UnitCosts(path))
-    }
-    assert calibrated["jab_main_cell:communities/ridge/m0.5"] == pytest.approx(3 * main)
+    calibrated = {j.name: j.cpu for j in registry.price(jobs, config, UnitCosts(path))}
+    assert calibrated["jab_main_cell:communities/ridge/0.5"] == pytest.approx(3 * main)
     assert {k: v for k, v in calibrated.items() if "main" not in k} == {
         k: v for k, v in bare.items() if "main" not in k
     }
-    uncal = est.UnitCosts(path, calibrated=False)
-    assert {j.name: j.cpu for j in est.jobs(toy_config(), ["communities"], uncal)} == bare
+    uncal = UnitCosts(path, calibrated=False)
+    assert {j.name: j.cpu for j in registry.price(jobs, config, uncal)} == bare
     # calibrating again starts from the bare model: the same factor, not 3 x 3
-    again = est.calibration_rows(
-        [(toy_config(), tmp_path)], min_cpu=20.0, units=est.UnitCosts(path)
-    )
+    again = est.calibration_rows([(jobs, config, tmp_path)], min_cpu=20.0, units=UnitCosts(path))
     assert float(again[0]["cpu_seconds"]) == pytest.approx(3.0)
     table = est.comparison_table(list(rows.values()))
     assert "| jab | jab_main_cell | 1 |" in table and "| jab | **all** | 2 |" in table
 
 
 def test_compare_rejects_a_file_that_is_not_a_benchmark(units, tmp_path):
-    path = tmp_path / est.BENCHMARKS["jab_jplus_cell"].format(
-        jab_data="communities", jab_learner="ridge"
-    )
+    path = tmp_path / BENCHMARKS["jab_jplus_cell"].format(**WC)
     path.parent.mkdir(parents=True)
     path.write_text("wall\n1\n")
     with pytest.raises(ValueError, match=r"communities_ridge.tsv: not a Snakemake benchmark"):
-        est.compare(toy_config(), tmp_path, units, ["communities"])
+        est.compare(toy_jobs(), toy_config(), tmp_path, units)
 
 
 def test_rules_take_their_benchmark_files_from_the_library():
@@ -255,4 +394,4 @@ def test_rules_take_their_benchmark_files_from_the_library():
     assert {rule: line.strip() for rule, line in declared} == {
         rule: f'names.BENCHMARKS["{rule}"]' for rule, _ in declared
     }
-    assert {rule for rule, _ in declared} == set(est.BENCHMARKS)
+    assert {rule for rule, _ in declared} == set(BENCHMARKS)

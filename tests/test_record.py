@@ -20,6 +20,7 @@ from workflow_helpers import SMOKE, SNAKEFILE, run_snakemake
 
 from ensemble_repro import record as rec
 from ensemble_repro.claims import COLUMNS, PAPERS, VERDICTS
+from ensemble_repro.cost.dag import config_jobs
 from ensemble_repro.estimate import estimate
 from ensemble_repro.record import files as rec_files
 from ensemble_repro.record.__main__ import main as cli
@@ -336,8 +337,8 @@ def test_run_md_measures_per_paper_from_the_benchmarks_next_to_the_estimate(run,
     assert cols[:3] == ["jab", "2", "1.00"]
     assert "1 h 0 min" in cols
     assert [c.strip() for c in row["qwyc"].strip("|").split("|")][:3] == ["qwyc", "1", "0.10"]
-    config = yaml.safe_load(SMOKE.read_text())
-    whole = {c.paper: c for c in estimate(config, MACHINE["cores"])}
+    jobs, config = config_jobs(record / rec_files.CONFIG_NAME)
+    whole = {c.paper: c for c in estimate(jobs, config, MACHINE["cores"])}
     assert f"| {whole['jab'].jobs} |" in row["jab"]  # the paper's jobs from the estimate
     assert "### Per rule" in text and "jab_main_cell" in text
     assert "Test CPU 9000" in text and "7.5" in text

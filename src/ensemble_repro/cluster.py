@@ -261,6 +261,52 @@ def unsatisfiable(requests: Iterable[Request], partition: Partition) -> list[str
     return msgs
 
 
+def job_requests(
+    jobs: Iterable, cores: int, groups: Mapping[str, str], components: Mapping[str, int]
+) -> list[Request]:
+    """What every submitted job, and every SLURM job bundling a group's jobs, asks of a node.
+
+    Parameters
+    ----------
+    jobs : iterable of ensemble_repro.cost.dag.Job
+        The run's jobs; local ones are never submitted.
+    cores : int
+        Per-job cores: a job asks for its threads up to this.
+    groups : mapping
+        Rule -> group given to the run (``--groups``), over the rules' own.
+    components : mapping
+        Group -> connected components bundled per SLURM job (``--group-components``; 1).
+
+    Returns
+    -------
+    list of Request
+        One per job, then one per group: its ``k`` widest jobs side by side (at most
+        ``cores`` CPUs) and its largest memory.
+    """
+    out, by_group = [], {}
+    for j in jobs:
+        if j.local:
+            continue
+        req = Request(
+            j.rule, min(j.threads, cores), j.resources.get("mem_mb"), j.resources.get("runtime")
+        )
+        out.append(req)
+        group = groups.get(j.rule, j.group)
+        if group:
+            by_group.setdefault(group, []).append(req)
+    for group, reqs in by_group.items():
+        top = sorted(reqs, key=lambda r: -r.cpus)[: int(components.get(group, 1))]
+        out.append(
+            Request(
+                group,
+                min(cores, sum(r.cpus for r in top)),
+                max((r.mem_mb or 0) for r in reqs) or None,
+                group=True,
+            )
+        )
+    return out
+
+
 def check_cluster(
     requests: Callable[[int], Iterable[Request]],
     cores: int,

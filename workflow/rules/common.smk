@@ -191,16 +191,22 @@ def output_catalogue():
 
 
 # ---- cost estimate and cluster check at start (ensemble_repro.estimate, ensemble_repro.cluster)
-# start_of_run() is called at the end of the Snakefile, once every rule is defined. Only the
-# Snakemake process the user started runs it: a cluster job re-parsing the Snakefile
-# (`--target-jobs` on its command line) skips it.
+# start_of_run() is called at the end of the Snakefile, once every rule is defined: before the
+# DAG is built, so that the check can still stop the run or lower its per-job cores, in dry runs
+# too. Only the Snakemake process the user started runs it: a cluster job re-parsing the
+# Snakefile (`--target-jobs` on its command line) and the estimate's own parse skip it.
 
 
 def _cli_args():
     """The parsed command line (profiles applied) of the `snakemake` call parsing this file
     (snakemake.cli.args_to_api), or None, also in a cluster job re-parsing the Snakefile
-    (`--target-jobs`). Snakemake sets the executor and the group settings on the workflow only
-    after parsing the Snakefile."""
+    (`--target-jobs`).
+
+    Snakemake 9 gives a Snakefile no public way to its executor and its `--groups` /
+    `--group-components`: it sets them on the workflow only when execution starts, after the
+    parse, and in a dry run the workflow's executor is the dry-run stand-in. So they are read
+    from the caller's frame (the only place they exist yet), for check_targets and the
+    cluster check alone."""
     if "--target-jobs" in sys.argv:
         return None
     frame = sys._getframe()
@@ -212,95 +218,68 @@ def _cli_args():
     return None
 
 
-def _cluster_requests(jobs, cores, args):
-    """What every job, and every SLURM job bundling a group's jobs, asks of a node."""
-    from snakemake.iocontainers import InputFiles, Wildcards
+def _check_cluster(jobs, cores, args):
+    """Stop before any submission when the SLURM cluster cannot run the jobs; lower the
+    per-job cores to the partition's nodes when they have fewer."""
+    from ensemble_repro import cluster
 
-    from ensemble_repro.cluster import Request
-
-    out, groups = [], {}
-    local = {"all", *workflow._localrules}  # never submitted
-    for j in [j for j in jobs if not {j.rule} & local]:
-        spec = workflow.get_rule(j.rule)
-        res = spec.expand_resources(Wildcards(fromdict=j.wildcards), InputFiles(), 1)
-        req = Request(j.rule, min(res["_cores"], cores), res.get("mem_mb"), res.get("runtime"))
-        out.append(req)
-        # the rule's own group (Rule.group answers None until the executor is set)
-        group = args.groups.get(j.rule, spec._group)
-        if group:
-            groups.setdefault(group, []).append(req)
-    components = args.group_components
-    for group, reqs in groups.items():  # k components side by side, up to `cores` CPUs
-        k = int(components.get(group, 1))
-        top = sorted(reqs, key=lambda r: -r.cpus)[:k]
-        out.append(
-            Request(
-                group,
-                min(cores, sum(r.cpus for r in top)),
-                max((r.mem_mb or 0) for r in reqs) or None,
-                group=True,
-            )
+    explicit = any(
+        a == "--cores"
+        or a.startswith("--cores=")
+        or (a.startswith("-c") and not a.startswith("--"))
+        for a in sys.argv[1:]
+    )
+    # every job carries the run's default resources; `all` sets nothing else
+    defaults = next(j for j in jobs if j.rule == "all").resources
+    try:
+        part, per_job = cluster.check_cluster(
+            lambda c: cluster.job_requests(jobs, c, args.groups, args.group_components),
+            cores,
+            cores_explicit=explicit,
+            resources={r: defaults.get(r) for r in ("slurm_account", "slurm_partition")},
         )
-    return out
-
-
-def _slurm_default_resources():
-    """slurm_account and slurm_partition of the run's default resources (the SLURM profile's
-    `default-resources`, or `--default-resources`), evaluated as for a job that sets neither:
-    the `all` rule's, which only the defaults give resources to."""
-    from snakemake.iocontainers import InputFiles, Wildcards
-
-    res = workflow.get_rule("all").expand_resources(Wildcards(), InputFiles(), 1)
-    return {r: res.get(r) for r in ("slurm_account", "slurm_partition")}
+    except cluster.ClusterError as err:
+        raise WorkflowError(str(err)) from None
+    if per_job < cores:
+        logger.info(
+            f"per-job cores lowered from {cores} to {per_job}: the nodes of "
+            f"partition {part.name} have {part.cpus} CPUs"
+        )
+        workflow.global_resources["_cores"] = per_job
 
 
 def start_of_run():
-    """Check the SLURM cluster (when the run uses it), then log the cost estimate."""
-    from ensemble_repro import cluster, estimate
+    """Check the SLURM cluster (when the run uses it), then log the cost estimate, both from
+    the jobs of this run's DAG."""
+    from ensemble_repro import estimate
+    from ensemble_repro.cost import dag, machine, schedule, units
 
-    if "--target-jobs" in sys.argv:
+    if "--target-jobs" in sys.argv or dag.parsing_for_estimate():
         return
     cores = workflow.resource_settings.cores or 1
-    units = estimate.UnitCosts()
     args = _cli_args()
-    if args is not None and args.executor == "slurm":
-        explicit = any(
-            a == "--cores"
-            or a.startswith("--cores=")
-            or (a.startswith("-c") and not a.startswith("--"))
-            for a in sys.argv[1:]
-        )
-        jobs = estimate.jobs(config, DATA.available, units)
-        try:
-            part, per_job = cluster.check_cluster(
-                lambda c: _cluster_requests(jobs, c, args),
-                cores,
-                cores_explicit=explicit,
-                resources=_slurm_default_resources(),
-            )
-        except cluster.ClusterError as err:
-            raise WorkflowError(str(err)) from None
-        if per_job < cores:
-            logger.info(
-                f"per-job cores lowered from {cores} to {per_job}: the nodes of "
-                f"partition {part.name} have {part.cpus} CPUs"
-            )
-            workflow.global_resources["_cores"] = per_job
+    on_slurm = args is not None and args.executor == "slurm"
+    try:
+        jobs = dag.run_jobs(workflow)
+    except dag.DagError as err:  # the run's own DAG build then stops it with the reason
+        checks = "cluster check and cost estimate" if on_slurm else "cost estimate"
+        logger.warning(f"{checks} unavailable: {err}")
+        return
+    if on_slurm:
+        _check_cluster(jobs, cores, args)
     root = Path(workflow.main_snakefile).parent
-    slurm = estimate.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
+    slurm = schedule.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
     try:
         # unit costs scaled to this machine (its kernels timed once, then cached), and the
         # share of a core a job gets at the current load
-        units, machine = estimate.machine_units(log=logger.info)
-        share = estimate.core_share(cores)
-        costs = estimate.estimate(
-            config, cores, DATA.available, units, slurm, share, estimate.UnitCosts()
-        )
+        scaled, calibration = machine.machine_units(log=logger.info)
+        share = machine.core_share(cores)
+        costs = estimate.estimate(jobs, config, cores, scaled, slurm, share, units.UnitCosts())
     except (KeyError, ValueError, OSError) as err:  # say so, never stop the run
         logger.warning(f"cost estimate unavailable: {err}")
         return
     logger.info(
-        f"machine calibration: {machine.describe(units.reference_kernels())}; "
+        f"machine calibration: {calibration.describe(scaled.reference_kernels())}; "
         f"a job gets {share:.2f} of a core at the current load"
     )
     files = [Path(f) for f in workflow.overwrite_configfiles or workflow.configfiles]

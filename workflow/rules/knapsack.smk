@@ -4,7 +4,8 @@
 # seeds inside), 1 summary job. Resources measured on the smoke/quick configs (2-core box
 # shared, load 5-10): pool builds take 25-60 s and < 1 GB; a selection job runs budgets x
 # seeds x (1 + stopping rules) x 3 searches of at most MAXSTEP evaluations (the estimator's
-# knapsack_evaluations), SA being most of it, in < 1 GB; the summary takes seconds.
+# knapsack_cost.selection_evaluations), SA being most of it, in < 1 GB; the summary takes
+# seconds.
 
 KNAPSACK_DATASETS = available(config["knapsack"]["datasets"]) if experiment_on("knapsack") else []
 KNAPSACK_POOLS = (

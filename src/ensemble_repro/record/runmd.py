@@ -14,7 +14,6 @@ import os
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +28,7 @@ RUN_MD = "RUN.md"
 NOTES_NAME = "notes.md"
 #: Key of a provenance sidecar naming the commit that made its table (read when present).
 PROVENANCE_COMMIT_KEY = "commit"
-#: Papers in the order of the cost table; benchmarked rules of no paper count as ``data``.
+#: Parts of the run in the order of the cost table (a rule's part: ensemble_repro.cost.registry).
 COST_GROUPS = ("jab", "qwyc", "knapsack", "data")
 #: Where the run's outputs live in a run directory (the record mirrors this folder).
 RESULTS_DIR = "results"
@@ -75,11 +74,6 @@ def benchmark_rule(rel: str) -> tuple[str, dict[str, str]] | None:
     return None
 
 
-def _paper(rule: str) -> str:
-    prefix = rule.split("_", 1)[0]
-    return prefix if prefix in COST_GROUPS else "data"
-
-
 class _AsRunDir:
     """A temporary run directory whose ``results`` is the record (for ``estimate.compare``)."""
 
@@ -100,7 +94,9 @@ def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
     """Every benchmark file of the record with its measured CPU and wall seconds (the mean
     of the file's rows, as :func:`ensemble_repro.estimate.measured` reads them) and the time
     its job ended (the source file's modification time at publish, from the manifest)."""
-    from ..estimate import Job, measured
+    from ..cost.dag import Job
+    from ..cost.registry import RULES
+    from ..estimate import measured
 
     record = Path(record)
     entries = read_manifest(record)["files"]
@@ -112,12 +108,12 @@ def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
             if found is None:
                 continue
             rule, wildcards = found
-            got = measured(Job(rule, "", _paper(rule), 0.0, wildcards=wildcards), rundir)
+            got = measured(Job(rule, wildcards), rundir)
             if got is None:
                 continue
             mtime = entries.get(rel, {}).get("source_mtime")
             end = dt.datetime.fromisoformat(mtime) if mtime else None
-            out.append(Benchmark(rel, rule, _paper(rule), got[0], got[1], end))
+            out.append(Benchmark(rel, rule, RULES[rule][0], got[0], got[1], end))
     return out
 
 
@@ -150,7 +146,8 @@ def _when(t: dt.datetime | None) -> str:
     return t.strftime("%Y-%m-%d %H:%M UTC") if t else "-"
 
 
-def _cost_section(record: Path, config: Mapping, cores: int, marks: list[Benchmark]) -> list[str]:
+def _cost_section(record: Path, cores: int, marks: list[Benchmark]) -> list[str]:
+    from ..cost.dag import config_jobs
     from ..estimate import compare, comparison_table, estimate
 
     lines = [
@@ -165,12 +162,13 @@ def _cost_section(record: Path, config: Mapping, cores: int, marks: list[Benchma
         "core(s): for the same jobs (calibrated unit costs) and for every job of the paper.",
         "",
     ]
+    jobs, config = config_jobs(record / CONFIG_NAME)
     with _AsRunDir(record) as rundir:
-        rules = compare(dict(config), rundir)
+        rules = compare(jobs, config, rundir)
     est_same = Counter()
     for r in rules:
         est_same[r.paper] += r.estimated
-    whole = {c.paper: c for c in estimate(dict(config), cores)}
+    whole = {c.paper: c for c in estimate(jobs, config, cores)}
     rows = []
     for paper in COST_GROUPS:
         mine = [b for b in marks if b.paper == paper]
@@ -355,7 +353,7 @@ def run_md(record: str | os.PathLike) -> str:
             )
     lines.append(markdown_table(pd.DataFrame(drows)).rstrip() if drows else "No benchmarks.")
 
-    lines += [""] + _cost_section(record, config, cores, marks)
+    lines += [""] + _cost_section(record, cores, marks)
 
     lines += ["", "## Load while it ran", ""]
     notes = record / NOTES_NAME

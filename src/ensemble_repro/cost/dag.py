@@ -1,0 +1,240 @@
+"""The jobs of a run, read from the DAG Snakemake builds for it.
+
+:func:`config_jobs` parses the workflow for a config file through Snakemake's Python API and
+builds its DAG (every job of the default target, as if all were forced: what ``snakemake -n``
+lists in a fresh directory); :func:`run_jobs` does the same for the run whose Snakefile is
+being parsed. Each job keeps its rule, wildcards, threads, resources, its rule's group, whether
+it is local and the jobs it needs.
+
+Snakemake 9 builds a DAG only inside its own commands (``DAGApi.execute_workflow``,
+``printdag``, ...) and hands it to no caller, and its workflow answers ``Rule.group`` and
+``Workflow.is_local`` for the executor of the current invocation only. So this module, and
+only it, uses four internals: ``WorkflowApi._workflow`` (the workflow behind the API),
+``Workflow._prepare_dag`` and ``Workflow._build_dag`` (the calls its DAG commands make), and
+``Rule.ruleinfo`` (the rule's ``group:`` and ``localrule:`` directives as declared).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+#: Cores the DAG is built with: above every rule's threads, so each job keeps its own.
+DAG_CORES = 256
+
+
+class DagError(Exception):
+    """The DAG of the run could not be built (the message says why)."""
+
+
+@dataclass
+class Job:
+    """One job of the DAG; once priced (:func:`.registry.price`), with its paper and CPU time.
+
+    Attributes
+    ----------
+    rule : str
+    wildcards : dict
+        Wildcard name -> value, in the order of the rule's patterns.
+    threads : int
+    needs : tuple of str
+        Names (:attr:`name`) of the jobs whose outputs it reads.
+    group : str or None
+        The rule's ``group:`` (a run's ``--groups`` may override it).
+    local : bool
+        Never submitted to a cluster: a ``localrule: True`` rule or a target rule.
+    resources : dict
+        Its evaluated resources (``mem_mb``, ``runtime``, default resources), without
+        Snakemake's own ``_cores`` and ``_nodes``.
+    paper : str
+        Part of the run its cost counts to (``data``, a paper, ``report``).
+    cpu : float
+        Estimated CPU seconds.
+    """
+
+    rule: str
+    wildcards: dict = field(default_factory=dict)
+    threads: int = 1
+    needs: tuple = ()
+    group: str | None = None
+    local: bool = False
+    resources: dict = field(default_factory=dict)
+    paper: str = ""
+    cpu: float = 0.0
+
+    @property
+    def name(self) -> str:
+        """``rule:value/value/...`` (the rule alone without wildcards): unique in a DAG."""
+        return f"{self.rule}:{'/'.join(self.wildcards.values())}" if self.wildcards else self.rule
+
+
+def build_dag(workflow):
+    """Build the DAG of a parsed workflow whose ``dag_settings`` are set (every job of its
+    default target, as if forced; no lock taken) and return it (``snakemake.dag.DAG``)."""
+    workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+    workflow._build_dag()
+    return workflow.dag
+
+
+def workflow_jobs(workflow) -> list[Job]:
+    """Every job of the DAG of a parsed workflow whose ``dag_settings`` are set (:func:`build_dag`).
+
+    Parameters
+    ----------
+    workflow : snakemake.workflow.Workflow
+
+    Returns
+    -------
+    list of Job
+        In the DAG's order.
+    """
+    dag = build_dag(workflow)
+    names = {job: Job(job.rule.name, dict(job.wildcards.items())).name for job in dag.jobs}
+    return [
+        Job(
+            job.rule.name,
+            dict(job.wildcards.items()),
+            job.threads,
+            tuple(names[d] for d in dag.dependencies[job]),
+            job.rule.ruleinfo.group,
+            job.rule.norun or job.rule.ruleinfo.localrule is True,
+            {k: v for k, v in job.resources.items() if not k.startswith("_")},
+        )
+        for job in dag.jobs
+    ]
+
+
+_parsing_for_estimate = False
+
+
+def parsing_for_estimate() -> bool:
+    """Whether this process parses the Snakefile only to build a DAG for the estimate (the
+    Snakefile's start-of-run check then does nothing)."""
+    return _parsing_for_estimate
+
+
+@contextmanager
+def parsed_workflow(
+    configfile, workdir, config: Mapping | None = None, snakefile="Snakefile"
+) -> Iterator:
+    """The workflow of ``snakefile`` parsed for ``configfile`` (and ``config``, as
+    ``--config`` overrides), working in ``workdir``; its ``dag_settings`` set for
+    :func:`workflow_jobs`. Nothing runs; Snakemake logs nothing.
+
+    Yields
+    ------
+    snakemake.workflow.Workflow
+    """
+    global _parsing_for_estimate
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.enums import Quietness
+    from snakemake.settings.types import (
+        ConfigSettings,
+        DAGSettings,
+        OutputSettings,
+        ResourceSettings,
+    )
+
+    output = OutputSettings(quiet={Quietness.ALL}, enable_file_logging=False)
+    with SnakemakeApi(output) as api:
+        wf_api = api.workflow(
+            resource_settings=ResourceSettings(cores=DAG_CORES),
+            config_settings=ConfigSettings(
+                configfiles=[Path(configfile).absolute()], config=dict(config or {})
+            ),
+            snakefile=Path(snakefile).absolute(),
+            workdir=Path(workdir).absolute(),
+        )
+        _parsing_for_estimate = True
+        try:
+            wf_api.dag(DAGSettings(forceall=True))  # parses the Snakefile
+        finally:
+            _parsing_for_estimate = False
+        yield wf_api._workflow
+
+
+_built: dict[tuple, tuple[list[Job], dict]] = {}
+
+
+def config_jobs(
+    configfile, workdir=None, config: Mapping | None = None, snakefile="Snakefile"
+) -> tuple[list[Job], dict]:
+    """The jobs and the config (defaults, overrides and environment applied) of a run of
+    ``configfile`` (:func:`parsed_workflow`); built once per process for the same config text,
+    directory, overrides and Snakefile.
+
+    Parameters
+    ----------
+    configfile : str or Path
+    workdir : str or Path, optional
+        The run's directory (its staged raw files decide whether MEPS is in); by default a new
+        empty one (only the mirror and the official sources count).
+    config : mapping, optional
+        ``--config`` overrides.
+    snakefile : str or Path
+
+    Raises
+    ------
+    snakemake.exceptions.WorkflowError
+        The workflow stops at start for this config (the message says why).
+    """
+    key = (
+        Path(configfile).read_text(),
+        None if workdir is None else str(Path(workdir).resolve()),
+        repr(sorted(dict(config or {}).items())),
+        str(Path(snakefile).resolve()),
+    )
+    if key not in _built:
+        with ExitStack() as stack:
+            where = workdir or stack.enter_context(TemporaryDirectory(prefix="estimate-"))
+            workflow = stack.enter_context(parsed_workflow(configfile, where, config, snakefile))
+            _built[key] = workflow_jobs(workflow), dict(workflow.config)
+    return _built[key]
+
+
+def run_jobs(workflow) -> list[Job]:
+    """The jobs of the run whose Snakefile is being parsed, before Snakemake builds its DAG
+    (the start-of-run check can then still stop the run or lower its per-job cores).
+
+    A forked copy of this process builds the DAG (:func:`workflow_jobs`) and sends the jobs
+    back: a second workflow cannot be parsed beside this one (Snakemake keeps one per
+    interpreter), and the run itself is left as it was.
+
+    Raises
+    ------
+    DagError
+        The DAG could not be built (the run's own DAG build then says why), or this platform
+        cannot fork.
+    """
+    from snakemake.settings.types import DAGSettings
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        raise DagError("this platform cannot fork a copy of the run to build it") from None
+    receive, send = context.Pipe(duplex=False)
+
+    def build() -> None:
+        logging.disable(logging.CRITICAL)  # the copy's log lines would repeat the run's
+        workflow.dag_settings = DAGSettings(forceall=True)
+        try:
+            send.send((workflow_jobs(workflow), None))
+        except Exception as err:  # noqa: BLE001 - any failure is reported by the parent
+            send.send((None, f"{type(err).__name__}: {err}"))
+
+    copy = context.Process(target=build)
+    copy.start()
+    send.close()
+    try:
+        jobs, error = receive.recv()
+    except EOFError:
+        jobs, error = None, f"the copy building it ended with code {copy.exitcode}"
+    copy.join()
+    if error is not None:
+        raise DagError(f"the DAG of this run could not be built: {error}")
+    return jobs

@@ -1,0 +1,367 @@
+"""This machine: the unit costs scaled to its speed, and the share of a core a job gets now.
+
+The unit costs are CPU seconds on the machine they were measured on. A machine calibration
+(:func:`machine_calibration`, well under a minute, cached per host name, CPU model and CPU
+count) times one small kernel per family of units (:data:`KERNELS`: job start, ridge, RF, MLP,
+GBT, knapsack pool, array arithmetic) and scales each family's units by its kernel's time here
+over the reference time stored beside the units (``kernel`` rows of ``unit_costs.csv``).
+:func:`core_share` (a half-second probe and the load average) gives the share of a core each
+of the run's jobs gets at the current load; local wall times are divided by it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .units import UnitCosts
+
+
+def machine_key() -> dict[str, str | int]:
+    """What identifies a machine's speed: host name, CPU model and CPU count."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"hostname": platform.node(), "cpu_model": model, "cores": os.cpu_count() or 1}
+
+
+def machine_cache_dir() -> Path:
+    """Where machine calibrations are kept: ``$ENSEMBLE_REPRO_CACHE``, else
+    ``$XDG_CACHE_HOME/ensemble-repro``, else ``~/.cache/ensemble-repro``."""
+    if os.environ.get(MACHINE_CACHE_ENV):
+        return Path(os.environ[MACHINE_CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ensemble-repro"
+
+
+def _kernel_data(n: int, p: int, classes: bool = False):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, p))
+    y = X @ rng.normal(size=p) + rng.normal(size=n)
+    return X, (y > 0).astype(int) if classes else y
+
+
+def _kernel_learner(name: str, fits: int) -> None:
+    """``fits`` fits of a J+aB learner on 200 rows x 100 features, predicting 2000 rows."""
+    from ..learners import make_learner
+
+    X, y = _kernel_data(200, 100)
+    for i in range(fits):
+        make_learner(name, random_state=i).fit(X, y).predict(X.repeat(10, axis=0))
+
+
+def _kernel_gbt() -> None:
+    """A QWYC-style GBT: 50 trees of depth 5 on 5000 rows x 14 features (one thread)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y = _kernel_data(5000, 14, classes=True)
+    HistGradientBoostingClassifier(
+        max_iter=50, max_depth=5, max_leaf_nodes=None, early_stopping=False, random_state=0
+    ).fit(X, y).predict_proba(X)
+
+
+def _kernel_pool() -> None:
+    """A knapsack pool build (31 classifiers) on 400 rows x 10 features."""
+    import pandas as pd
+
+    from ..knapsack.pools import build_pool
+
+    X, y = _kernel_data(400, 10, classes=True)
+    build_pool(pd.DataFrame(X), pd.Series(y), seed=0)
+
+
+def _kernel_numeric() -> None:
+    """Array arithmetic of the knapsack energy and the QWYC sweeps: correct-count
+    distributions of 2000 subsets of a 31-member pool, 20 times."""
+    import numpy as np
+
+    from ..knapsack.energy import correct_count_distribution
+
+    rng = np.random.default_rng(0)
+    p, masks = rng.uniform(0.5, 1.0, 31), rng.random((2000, 31)) < 0.5
+    for _ in range(20):
+        correct_count_distribution(p, masks).cumsum(axis=-1)
+
+
+#: Code of the ``start`` kernel: a fresh process importing what every job imports.
+START_CODE = (
+    "import snakemake.script, ensemble_repro.experiments.jab, ensemble_repro.experiments.qwyc, "
+    "ensemble_repro.experiments.knapsack, ensemble_repro.io"
+)
+
+
+def _kernel_start() -> float:
+    """CPU seconds of a fresh Python process importing the experiment modules."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", START_CODE], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+#: The machine-calibration kernels, one per family of unit costs (:func:`.units.unit_family`):
+#: what that family's jobs spend their CPU time on, sized to take a fraction of a second.
+KERNELS = {
+    "start": _kernel_start,
+    "ridge": lambda: _kernel_learner("ridge", 20),
+    "rf": lambda: _kernel_learner("rf", 1),
+    "nn": lambda: _kernel_learner("nn", 2),
+    "gbt": _kernel_gbt,
+    "pool": _kernel_pool,
+    "numeric": _kernel_numeric,
+}
+KERNEL_FAMILIES = tuple(KERNELS)
+#: Environment variable naming the machine-calibration cache folder.
+MACHINE_CACHE_ENV = "ENSEMBLE_REPRO_CACHE"
+#: Timings of each kernel; the median is kept (the first run pays for lazy imports).
+KERNEL_REPEATS = 3
+
+
+def time_kernels(families=KERNEL_FAMILIES, repeats: int = KERNEL_REPEATS) -> dict[str, float]:
+    """Median CPU seconds of each kernel on this machine, with one BLAS / OpenMP thread.
+
+    About 12 CPU seconds in all on the machine the unit costs were measured on.
+
+    Parameters
+    ----------
+    families : iterable of str
+        Keys of :data:`KERNELS`.
+    repeats : int
+        Timings per kernel.
+
+    Returns
+    -------
+    dict
+        Family -> CPU seconds of one run of its kernel.
+    """
+    import warnings
+
+    # Load every BLAS / OpenMP library first: threadpool_limits only limits those loaded.
+    import scipy.optimize  # noqa: F401
+    import sklearn.ensemble  # noqa: F401
+    import sklearn.neural_network  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    out = {}
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MLP convergence, constant features of the pool
+        for family in families:
+            kernel, times = KERNELS[family], []
+            for _ in range(repeats):
+                t0 = time.process_time()
+                child = kernel()
+                times.append(child if child is not None else time.process_time() - t0)
+            out[family] = statistics.median(times)
+    return out
+
+
+@dataclass
+class MachineCalibration:
+    """The kernel times of one machine, as cached.
+
+    Attributes
+    ----------
+    key : dict
+        :func:`machine_key` of the machine.
+    kernels : dict
+        Family -> CPU seconds of its kernel there (:func:`time_kernels`).
+    measured_on : str
+        UTC time of the measurement.
+    load : float
+        The 1-minute load average while it was measured.
+    path : Path or None
+        The cache file.
+    """
+
+    key: dict
+    kernels: dict
+    measured_on: str = ""
+    load: float = math.nan
+    path: Path | None = None
+
+    def factors(self, reference: dict[str, float]) -> dict[str, float]:
+        """Family -> this machine's kernel time / the reference machine's.
+
+        Raises
+        ------
+        KeyError
+            When the reference lacks a kernel (unit costs older than the calibration).
+        """
+        missing = [f for f in KERNEL_FAMILIES if f not in reference]
+        if missing:
+            raise KeyError(
+                f"the unit costs hold no reference time for the kernels {missing}: rerun "
+                "benchmarks/calibrate_costs.py --only kernels on the machine they were "
+                "measured on"
+            )
+        return {f: self.kernels[f] / reference[f] for f in KERNEL_FAMILIES}
+
+    def describe(self, reference: dict[str, float]) -> str:
+        """One line: the machine and its factor per family."""
+        f = self.factors(reference)
+        return (
+            f"{self.key['hostname']} ({self.key['cpu_model']}, {self.key['cores']} CPUs), "
+            f"measured {self.measured_on} at load {self.load:.1f}: CPU time x "
+            + ", ".join(f"{k} {v:.2f}" for k, v in f.items())
+        )
+
+
+def machine_calibration(
+    cache_dir=None,
+    key: dict | None = None,
+    measure=time_kernels,
+    refresh: bool = False,
+    log=None,
+) -> MachineCalibration:
+    """This machine's kernel times: from its cache file, else measured (well under a minute)
+    and cached.
+
+    Parameters
+    ----------
+    cache_dir : str or Path, optional
+        Folder of the cache files (:func:`machine_cache_dir` by default); one file per
+        machine key.
+    key : dict, optional
+        The machine key (:func:`machine_key` by default).
+    measure : callable, default :func:`time_kernels`
+        Called with the families to time when the cache holds none for this machine.
+    refresh : bool, default False
+        Measure again even when cached.
+    log : callable, optional
+        Called with a message before measuring.
+
+    Returns
+    -------
+    MachineCalibration
+    """
+    key = machine_key() if key is None else key
+    folder = Path(cache_dir) if cache_dir is not None else machine_cache_dir()
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    path = folder / f"machine-{digest}.json"
+    if not refresh:
+        try:
+            cached = json.loads(path.read_text())
+        except (OSError, ValueError):
+            cached = None
+        if (
+            cached
+            and cached.get("key") == key
+            and all(f in cached.get("kernels", {}) for f in KERNEL_FAMILIES)
+        ):
+            return MachineCalibration(
+                key, cached["kernels"], cached["measured_on"], cached["load"], path
+            )
+    if log is not None:
+        log(
+            f"timing {len(KERNEL_FAMILIES)} kernels to calibrate this machine (once; cached in {path})"
+        )
+    load = os.getloadavg()[0]
+    kernels = measure(KERNEL_FAMILIES)
+    cal = MachineCalibration(
+        key, dict(kernels), datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), load, path
+    )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(
+            json.dumps(
+                {"key": key, "kernels": cal.kernels, "measured_on": cal.measured_on, "load": load},
+                indent=1,
+            )
+        )
+        tmp.replace(path)
+    except OSError as err:  # an unwritable cache costs a re-measure next time, nothing else
+        print(f"machine calibration not cached ({path}: {err.strerror})", file=sys.stderr)
+        cal.path = None
+    return cal
+
+
+def machine_units(
+    path=None, calibrated: bool = True, cache_dir=None, measure=time_kernels, log=None
+) -> tuple[UnitCosts, MachineCalibration]:
+    """The unit costs scaled to this machine (:func:`machine_calibration`), and the calibration.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        Unit-cost CSV; the package's by default.
+    calibrated : bool, default True
+        As for :class:`UnitCosts`.
+    cache_dir : str or Path, optional
+        As for :func:`machine_calibration`.
+    measure, log : callable
+        As for :func:`machine_calibration`.
+
+    Returns
+    -------
+    (UnitCosts, MachineCalibration)
+    """
+    units = UnitCosts(path, calibrated)
+    cal = machine_calibration(cache_dir, measure=measure, log=log)
+    return units.scaled(cal.factors(units.reference_kernels())), cal
+
+
+#: A busy loop for ``seconds`` of wall time that prints the share of it it got on a core.
+_SHARE_CODE = (
+    "import sys, time\n"
+    "end = time.perf_counter() + float(sys.argv[1]); w0, c0 = time.perf_counter(), "
+    "time.process_time()\n"
+    "while time.perf_counter() < end: pass\n"
+    "print((time.process_time() - c0) / (time.perf_counter() - w0))\n"
+)
+#: Wall seconds of the load probe (:func:`core_share`).
+SHARE_SECONDS = 0.5
+
+
+def core_share(cores: int, seconds: float = SHARE_SECONDS, load: float | None = None) -> float:
+    """The share of a core each of ``cores`` busy jobs gets on this machine now.
+
+    Two views, the smaller kept: ``cores`` processes spin side by side for ``seconds`` and
+    each reports its CPU time over its wall time (what the scheduler gives a job this
+    instant, niceness of the other work included); and the 1-minute load average ``L``, the
+    queue the jobs join: ``CPUs / (L + cores)``. The probe alone misses load that comes and
+    goes within a minute; the load average alone over-counts niced work.
+
+    Parameters
+    ----------
+    cores : int
+        Jobs the run will run side by side (``--cores``, at most the CPUs).
+    seconds : float
+        How long the probe spins.
+    load : float, optional
+        The 1-minute load average (``os.getloadavg()`` by default).
+
+    Returns
+    -------
+    float
+        The share, in (0, 1]: 1 on an idle machine with at least ``cores`` CPUs.
+    """
+    cpus = os.cpu_count() or 1
+    jobs = max(1, min(cores, cpus))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SHARE_CODE, str(seconds)], stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(jobs)
+    ]
+    probe = statistics.fmean(float(p.communicate()[0]) for p in procs)
+    load = os.getloadavg()[0] if load is None else load
+    queue = cpus / (load + jobs)
+    return min(1.0, max(1e-3, min(probe, queue)))

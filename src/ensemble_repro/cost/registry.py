@@ -1,0 +1,70 @@
+"""The cost function of every rule of the workflow, keyed by rule name.
+
+Each paper's cost functions live beside its experiment code
+(:mod:`ensemble_repro.experiments.jab_cost`, ``qwyc_cost``, ``knapsack_cost``) and call the
+functions its jobs call for their sizes. The data stage (fetch, preparation) and the report
+stage (HTML tables, forest plots, verdict pages, results index) are light jobs; target rules
+run nothing. A rule without an entry stops the estimate (and fails a test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+
+from ..experiments import jab_cost, knapsack_cost, qwyc_cost
+from .basic import CostFunction, light, negligible
+from .dag import Job
+from .units import UnitCosts
+
+#: Part of the run -> its rules' cost functions. A paper's part holds its claims job; the
+#: report part the target rules (``all`` and the per-paper targets of the Snakefile).
+PARTS: dict[str, dict[str, CostFunction]] = {
+    "data": dict.fromkeys(("fetch", "prepare"), light),
+    "jab": jab_cost.COSTS,
+    "qwyc": qwyc_cost.COSTS,
+    "knapsack": knapsack_cost.COSTS,
+    "report": {
+        **dict.fromkeys(("table_html", "verdict_forest", "paper_vs_ours", "results_index"), light),
+        **dict.fromkeys(("all", "data", "jab", "qwyc", "knapsack", "figures"), negligible),
+    },
+}
+#: Rule -> (part of the run, cost function).
+RULES: dict[str, tuple[str, CostFunction]] = {
+    rule: (part, cost) for part, costs in PARTS.items() for rule, cost in costs.items()
+}
+
+
+def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:
+    """The jobs with their part of the run and CPU seconds: their rule's cost function times
+    its calibration factor.
+
+    Parameters
+    ----------
+    jobs : iterable of Job
+        Jobs of the DAG (:mod:`.dag`).
+    config : mapping
+        The run's config.
+    units : UnitCosts
+
+    Returns
+    -------
+    list of Job
+        Copies, ``paper`` and ``cpu`` set.
+
+    Raises
+    ------
+    KeyError
+        A rule has no cost function.
+    """
+    out = []
+    for job in jobs:
+        try:
+            part, cost = RULES[job.rule]
+        except KeyError:
+            raise KeyError(
+                f"rule {job.rule} has no cost function: add one to its paper's cost module "
+                "(ensemble_repro.cost.registry.PARTS)"
+            ) from None
+        out.append(replace(job, paper=part, cpu=cost(job, config, units) * units.factor(job.rule)))
+    return out

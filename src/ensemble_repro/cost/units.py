@@ -1,0 +1,151 @@
+"""The measured unit costs: CPU seconds per unit of work (``unit_costs.csv``).
+
+``benchmarks/calibrate_costs.py`` writes the table (CPU time with one BLAS thread, so it holds
+on a loaded machine). Each row is one unit (``jab_fit``, ``qwyc_sweep``, ...) for one key (a
+data set, a data set and learner or method) at one size; ``rows`` and ``pool_size`` rows are
+counts, ``calibration`` rows the measured / estimated factor of a rule's jobs over whole runs,
+``kernel`` rows the reference times of the machine calibration (:mod:`.machine`).
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+from importlib import resources
+from pathlib import Path
+
+#: Unit-cost table shipped with the package (``benchmarks/calibrate_costs.py`` writes it).
+UNIT_COSTS = "unit_costs.csv"
+#: Unit of the reference kernel times (key: the kernel family, :mod:`.machine`).
+KERNEL_UNIT = "kernel"
+#: Family of each unit cost other than the J+aB fits and predictions (family: the learner).
+UNIT_FAMILIES = {
+    "job_start": "start",
+    "light_job": "start",
+    "jab_start": "start",
+    "qwyc_gbt": "gbt",
+    "qwyc_sweep": "numeric",
+    "qwyc_timing": "numeric",
+    "knapsack_pool": "pool",
+    "knapsack_eval": "numeric",
+    "knapsack_mc_draw": "numeric",
+}
+#: Units of the table that are counts, factors or kernel times, not CPU costs.
+UNSCALED_UNITS = frozenset({"rows", "pool_size", "calibration", KERNEL_UNIT})
+
+
+def unit_family(unit: str, key: str = "") -> str | None:
+    """The kernel family whose speed a unit cost follows, None for counts and factors.
+
+    Examples
+    --------
+    >>> unit_family("jab_fit", "blog/nn"), unit_family("qwyc_gbt", "adult"), unit_family("rows")
+    ('nn', 'gbt', None)
+    """
+    if unit in UNSCALED_UNITS:
+        return None
+    if unit in ("jab_fit", "jab_predict"):
+        return key.rsplit("/", 1)[-1]
+    if unit in UNIT_FAMILIES:
+        return UNIT_FAMILIES[unit]
+    raise ValueError(
+        f"unit cost {unit!r} (key {key!r}) has no kernel family: add it to "
+        "ensemble_repro.cost.units.UNIT_FAMILIES"
+    )
+
+
+class UnitCosts:
+    """The table of measured unit costs (columns unit, key, size, cpu_seconds, source).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        CSV file; the package's ``unit_costs.csv`` by default.
+    calibrated : bool, default True
+        Apply the per-rule ``calibration`` factors (measured / estimated CPU time of whole
+        runs, :func:`ensemble_repro.estimate.calibration_rows`); False gives the bare
+        unit-cost model.
+    """
+
+    def __init__(self, path=None, calibrated: bool = True):
+        self.calibrated, self.source = calibrated, path
+        if path is None:
+            text = resources.files("ensemble_repro").joinpath(UNIT_COSTS).read_text()
+            self.path = UNIT_COSTS
+        else:
+            text, self.path = Path(path).read_text(), str(path)
+        self.rows = {}
+        for r in csv.DictReader(text.splitlines()):
+            self.rows.setdefault((r["unit"], r["key"]), []).append(
+                (float(r["size"]), float(r["cpu_seconds"]))
+            )
+        for v in self.rows.values():
+            v.sort()
+
+    def get(self, unit: str, key: str = "") -> float:
+        """CPU seconds per unit of ``unit`` for ``key`` (the only size measured)."""
+        try:
+            return self.rows[(unit, key)][0][1]
+        except KeyError:
+            raise KeyError(
+                f"{self.path} has no unit cost {unit!r} for {key!r}: rerun "
+                "benchmarks/calibrate_costs.py"
+            ) from None
+
+    def at(self, unit: str, key: str, size: float) -> float:
+        """CPU seconds per unit at ``size``: log-log interpolation between measured sizes."""
+        pts = self.rows.get((unit, key))
+        if pts is None:
+            self.get(unit, key)
+        if size <= pts[0][0] or len(pts) == 1:
+            return pts[0][1]
+        if size >= pts[-1][0]:
+            return pts[-1][1]
+        for (s0, c0), (s1, c1) in itertools.pairwise(pts):
+            if s0 <= size <= s1:
+                w = math.log(size / s0) / math.log(s1 / s0)
+                return math.exp((1 - w) * math.log(c0) + w * math.log(c1))
+        raise AssertionError(size)
+
+    def has(self, unit: str, key: str = "") -> bool:
+        """Whether the table holds ``unit`` for ``key``."""
+        return (unit, key) in self.rows
+
+    def factor(self, rule: str) -> float:
+        """Calibration factor of ``rule``'s jobs (1 when none was measured or not calibrated)."""
+        if not self.calibrated or not self.has("calibration", rule):
+            return 1.0
+        return self.get("calibration", rule)
+
+    def reference_kernels(self) -> dict[str, float]:
+        """CPU seconds of each machine-calibration kernel where these unit costs were measured
+        (the table's ``kernel`` rows; :func:`.machine.time_kernels`)."""
+        return {key: pts[0][1] for (unit, key), pts in self.rows.items() if unit == KERNEL_UNIT}
+
+    def scaled(self, factors: dict[str, float]) -> UnitCosts:
+        """These unit costs on another machine: every CPU cost times its family's factor
+        (:func:`unit_family`); counts, calibration factors and kernel times unchanged.
+
+        Parameters
+        ----------
+        factors : dict
+            Family -> that machine's kernel time / the reference machine's
+            (:meth:`.machine.MachineCalibration.factors`).
+
+        Returns
+        -------
+        UnitCosts
+            A copy; ``self`` is left as it is.
+        """
+        missing = sorted({unit_family(u, k) for u, k in self.rows} - set(factors) - {None}, key=str)
+        if missing:
+            raise KeyError(f"no machine factor for the unit-cost families {missing}")
+        out = object.__new__(UnitCosts)
+        out.calibrated, out.source, out.path = self.calibrated, self.source, self.path
+        out.rows = {}
+        for (unit, key), pts in self.rows.items():
+            family = unit_family(unit, key)
+            f = 1.0 if family is None else factors[family]
+            out.rows[(unit, key)] = [(size, cpu * f) for size, cpu in pts]
+        return out
