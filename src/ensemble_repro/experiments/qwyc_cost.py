@@ -26,7 +26,14 @@ from ..cost.basic import light, started
 from ..cost.dag import Job
 from ..cost.units import UnitCosts
 from ..data.registry import prepared_names_for
-from .names import FAN_STAR, QWYC_STAR, REFIT_METHODS, qwyc_method_names, sensitivity_methods
+from .names import (
+    CROSSFIT,
+    FAN_STAR,
+    QWYC_STAR,
+    REFIT_METHODS,
+    qwyc_method_names,
+    sensitivity_methods,
+)
 from .qwyc import (
     carve_out_size,
     draws_per_split,
@@ -55,7 +62,7 @@ def model_work(dataset: str, q: Mapping, rows: float) -> float:
 
 def sweep_unit(method: str) -> str:
     """The measured sweep kind a method's cost follows (``qwyc_sweep`` unit key)."""
-    if method in (QWYC_STAR, "qwyc_greedy_mse", "qwyc_crossfit"):
+    if method in (QWYC_STAR, "qwyc_greedy_mse", CROSSFIT):
         return QWYC_STAR
     return FAN_STAR if method.startswith("fan") else "qwyc_natural"
 
