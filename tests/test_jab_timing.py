@@ -62,6 +62,7 @@ def test_workers_change_neither_results_nor_jplus_ensemble_cpu(learner, tmp_path
     kept = cpu[2][jab.JPLUS_ENSEMBLE] / cpu[1][jab.JPLUS_ENSEMBLE]
     assert kept >= 0.65, f"{learner}: J+ensemble CPU seconds at 2 / 1 workers = {kept:.2f}"
 
+
 def test_ratio_interval_is_the_percentile_bootstrap_of_the_ratio_of_means():
     rng = np.random.RandomState(5)
     ens, jab_s = 10 + rng.rand(7), 1 + 0.2 * rng.rand(7)

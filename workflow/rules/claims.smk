@@ -27,7 +27,6 @@ CONFIG_FILES = [
 rule jab_claims:
     """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials,
     each with its robustness to the aggregation and to sampling without replacement."""
-    localrule: True
     input:
         main=f"{JR}/main.csv",
         jplus=f"{JR}/jplus.csv",
@@ -38,6 +37,7 @@ rule jab_claims:
         page=f"{JR}/paper_vs_ours.md",
     log:
         "results/logs/claims/jab.log",
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -55,7 +55,6 @@ rule jab_claims:
 rule qwyc_claims:
     """Verdicts on the QWYC claims from each data set's per-test-row tables, bootstrap refits,
     timing runs and sensitivity settings."""
-    localrule: True
     input:
         rows=[
             f"{QR}/{d}/rows/{m}.parquet"
@@ -72,6 +71,7 @@ rule qwyc_claims:
         paper_claims_csv("qwyc"),
     log:
         "results/logs/claims/qwyc.log",
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -88,7 +88,6 @@ rule qwyc_claims:
 rule knapsack_claims:
     """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
     adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
-    localrule: True
     input:
         worked=f"{KN}/worked_example.csv",
         rates=f"{KN}/adversarial.csv",
@@ -102,6 +101,7 @@ rule knapsack_claims:
         paper_claims_csv("knapsack"),
     log:
         "results/logs/claims/knapsack.log",
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -117,7 +117,6 @@ rule knapsack_claims:
 
 rule verdict_forest:
     """Forest plot of one paper's verdicts: each claim's effect and interval against its margin."""
-    localrule: True
     input:
         lambda wc: paper_claims_csv(wc.paper),
     output:
@@ -132,6 +131,7 @@ rule verdict_forest:
         "results/logs/claims/forest_{paper}.log",
     wildcard_constraints:
         paper=regex_choice(list(PAPERS)),
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -160,7 +160,6 @@ report_table_targets = lambda: [TABLE_HTML.format(table=t) for t in REPORT_TABLE
 
 rule table_html:
     """A result table rendered as HTML for the report."""
-    localrule: True
     input:
         "results/{table}.csv",
     output:
@@ -174,6 +173,7 @@ rule table_html:
         "results/logs/claims/html/{table}.log",
     wildcard_constraints:
         table=regex_choice(REPORT_TABLES or ["NONE"]),
+    localrule: True
     conda:
         ENV
     threads: 1

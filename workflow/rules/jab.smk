@@ -151,7 +151,6 @@ rule jab_without_replacement_cell:
 
 rule jab_collect:
     """Tidy result tables (one row per data set x learner x aggregation x method x m/n x trial)."""
-    localrule: True
     input:
         main=expand(
             f"{JR}/cells/main/{{d}}/{{l}}/m{{m}}.parquet",
@@ -180,6 +179,7 @@ rule jab_collect:
         wor=f"{JR}/without_replacement.csv",
     log:
         "results/logs/jab/collect.log",
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -194,7 +194,6 @@ rule jab_collect:
 
 rule jab_figures:
     """One paper figure per job: Figures 1, 2, S1-S4 (main grid), S5-S10 (fixed vs random B)."""
-    localrule: True
     input:
         main=f"{JR}/main.csv",
         jplus=f"{JR}/jplus.csv",
@@ -210,6 +209,7 @@ rule jab_figures:
         ),
     log:
         "results/logs/jab/figures/{jab_fig}.log",
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -228,7 +228,6 @@ rule jab_figures:
 rule jab_tables:
     """Tables S1-S3 (wall clock at m = timing_m_ratio * n); their CSVs show in the report as
     HTML (claims.smk's table_html), the verdicts come from jab_claims."""
-    localrule: True
     input:
         main=f"{JR}/main.csv",
         jplus=f"{JR}/jplus.csv",
@@ -237,6 +236,7 @@ rule jab_tables:
         **JAB_TABLE_FILES,
     log:
         "results/logs/jab/tables.log",
+    localrule: True
     conda:
         ENV
     threads: 1

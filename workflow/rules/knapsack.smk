@@ -129,11 +129,11 @@ rule knapsack_measure_costs:
 rule knapsack_costs:
     """Target: measure every configured UCI pool's costs and write them into the committed
     files (names.KNAPSACK_COSTS); `make knapsack-costs` forces the measurement."""
-    localrule: True
     input:
         expand(names.KNAPSACK_MEASURED_COSTS, kn_data=KNAPSACK_DATASETS),
     log:
         "results/logs/knapsack/costs_install.log",
+    localrule: True
     conda:
         ENV
     params:
@@ -180,7 +180,6 @@ rule knapsack_select:
 
 rule knapsack_summary:
     """Tables, figures and paper_vs_ours.md of the knapsack paper."""
-    localrule: True
     input:
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         traces=expand(f"{KN}/runs/{{kn_pool}}_traces.parquet", kn_pool=KNAPSACK_POOLS),
@@ -221,6 +220,7 @@ rule knapsack_summary:
         "results/logs/knapsack/summary.log",
     benchmark:
         names.BENCHMARKS["knapsack_summary"]
+    localrule: True
     conda:
         ENV
     threads: 1

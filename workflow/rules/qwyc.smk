@@ -117,7 +117,6 @@ rule qwyc_sweep:
 
 rule qwyc_figure:
     """Figure 1 for one data set: test accuracy and % differences vs mean # base models."""
-    localrule: True
     input:
         sweeps=lambda wc: [f"{QR}/{wc.qwyc_data}/sweeps/{m}.csv" for m in QWYC_METHODS],
         smaller=f"{QR}/{{qwyc_data}}/smaller_ensembles.csv",
@@ -139,6 +138,7 @@ rule qwyc_figure:
         md=f"{QR}/{{qwyc_data}}/figure1.md",
     log:
         "results/logs/qwyc/figure/{qwyc_data}.log",
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -180,7 +180,6 @@ rule qwyc_sensitivity:
 
 rule qwyc_sensitivity_figure:
     """Main setting vs sensitivity settings: trade-off and fitting-set vs test differences."""
-    localrule: True
     input:
         points=f"{QR}/{{qwyc_data}}/figure1.csv",
         sensitivity=lambda wc: [f"{QR}/{wc.qwyc_data}/sensitivity_{s}.csv" for s in QWYC_SENS],
@@ -207,6 +206,7 @@ rule qwyc_sensitivity_figure:
         ),
     log:
         "results/logs/qwyc/sensitivity_figure/{qwyc_data}.log",
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -279,7 +279,6 @@ rule qwyc_refits:
 
 rule qwyc_paper_vs_ours:
     """The paper's claims next to the measured numbers."""
-    localrule: True
     input:
         points=[f"{QR}/{d}/figure1.csv" for d in QWYC_DATASETS],
         smaller=[f"{QR}/{d}/smaller_ensembles.csv" for d in QWYC_DATASETS],
@@ -289,6 +288,7 @@ rule qwyc_paper_vs_ours:
         f"{QR}/paper_vs_ours.md",  # the report shows the verdict page built from claims.csv
     log:
         "results/logs/qwyc/paper_vs_ours.log",
+    localrule: True
     conda:
         ENV
     threads: 1

@@ -8,7 +8,6 @@ rule paper_vs_ours:
     """Every paper's claims merged into results/claims.csv and the verdict pages (with the
     forest plots of the papers run); papers switched off keep their earlier claims file (rows
     marked with scale and date)."""
-    localrule: True
     input:
         claims=[paper_claims_csv(p) for p in PAPERS if experiment_on(p)],
         forests=forest_targets(),
@@ -24,6 +23,7 @@ rule paper_vs_ours:
         rst=VERDICT_SUMMARY_RST,
     log:
         "results/logs/report/paper_vs_ours.log",
+    localrule: True
     conda:
         ENV
     threads: 1
@@ -38,7 +38,6 @@ rule paper_vs_ours:
 
 rule results_index:
     """results/README.md: each output file, the paper item it regenerates, its rule and provenance."""
-    localrule: True
     input:
         [prepared(n) for n in DATA.available],
         jab_targets(),
@@ -53,6 +52,7 @@ rule results_index:
         ),
     log:
         "results/logs/report/results_index.log",
+    localrule: True
     conda:
         ENV
     threads: 1
