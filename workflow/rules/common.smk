@@ -191,7 +191,7 @@ def output_catalogue():
 
 
 # ---- cost estimate and cluster check at start (ensemble_repro.estimate, ensemble_repro.cluster)
-# start_of_run() is called at the end of the Snakefile, once every rule is defined: before the
+# start_of_run() is called at the end of the Snakefile, after the last rule definition, and before the
 # DAG is built, so that the check can still stop the run or lower its per-job cores, in dry runs
 # too. Only the Snakemake process the user started runs it: a cluster job re-parsing the
 # Snakefile (`--target-jobs` on its command line) and the estimate's own parse skip it.
