@@ -52,8 +52,12 @@ CHANGES = {
     "knapsack.adversarial.checkpoints": [10, 30, 100],  # each <= adversarial.evaluations
     "qwyc.smaller_ensembles": [10, 20, 30],  # every entry <= qwyc.gbt.n_estimators (40)
     "qwyc.sensitivity": ["fit_on_validation"],  # names, not an enum (learning_rate_<r>)
+    "knapsack.cost_sensitivity": [],  # "measured" is the main cost
     "qwyc.fit_on": "validation",  # not a sensitivity setting of the smoke config
 }
+#: Keys another key's change must carry along to stay valid (a sensitivity setting may not
+#: repeat the main setting); each companion is read by the same rules as its key.
+COMPANIONS = {"knapsack.cost": {"knapsack.cost_sensitivity": ["measured"]}}
 PARAMS = "params have changed since last execution"
 #: Dry-run reasons that mean "a new job" or "a job gathering changed inputs".
 STRUCTURAL = {
@@ -111,6 +115,18 @@ def nested(key: str, value) -> dict:
     out = value
     for part in reversed(key.split(".")):
         out = {part: out}
+    return out
+
+
+def overlay_for(key: str, value, schema: dict) -> dict:
+    """The overlay changing ``key`` (and its companions, :data:`COMPANIONS`)."""
+    out = nested(key, changed(key, value, schema))
+    for other, v in COMPANIONS.get(key, {}).items():
+        node = out
+        parts = other.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = v
     return out
 
 
@@ -287,7 +303,7 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
     )
     with ThreadPoolExecutor(WORKERS) as pool:
         runs = {
-            k: pool.submit(workers.dry_run, nested(k, changed(k, v, schema)))
+            k: pool.submit(workers.dry_run, overlay_for(k, v, schema))
             for k, v in keys.items()
         }
         runs = {k: plan(f.result()) for k, f in runs.items()}
