@@ -20,7 +20,8 @@ STAMP  := $(VENV)/.installed
 LINT_STAMP := $(VENV)/.installed-lint
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-export ENSEMBLE_REPRO_MIRROR := $(MIRROR)
+# absolute, so that runs and tests in other directories find it too
+export ENSEMBLE_REPRO_MIRROR := $(if $(MIRROR),$(abspath $(MIRROR)),)
 
 .PHONY: reproduce report test unit lint format check-config dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme
 
