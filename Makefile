@@ -53,9 +53,10 @@ knapsack-costs: check-config
 report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
-## Check CONFIG (YAML syntax with file and line, schema, cross-field rules) without running.
+## Check CONFIG, an overlay on config/config.yaml (YAML syntax with file and line, schema,
+## cross-field rules), without running.
 check-config: $(STAMP)
-	$(BIN)/python -m ensemble_repro.config config/config.yaml $(CONFIG)
+	$(BIN)/python -m ensemble_repro.config $(CONFIG)
 
 ## Every tier: unit, workflow (Snakemake runs), slow (full smoke runs) and, as root with SLURM
 ## up, cluster. Markers: pyproject.toml [tool.pytest.ini_options].

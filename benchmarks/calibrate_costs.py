@@ -293,7 +293,7 @@ SECTIONS = {
 
 
 def main(argv=None):
-    import yaml
+    from ensemble_repro.config import load_config
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="src/ensemble_repro/unit_costs.csv")
@@ -326,8 +326,7 @@ def main(argv=None):
         "timeout_seconds": 60,
         "retries": 1,
     }
-    with open("config/quick.yaml") as fh:
-        quick = yaml.safe_load(fh)
+    quick = load_config("config/quick.yaml")
     results = args.results or tempfile.mkdtemp(prefix="calibrate-")
     names = [n for n in DATASETS if n != "meps"]  # MEPS cannot be mirrored
     stage(names, results, data_cfg)
@@ -406,7 +405,7 @@ def write_rows(path, rows):
 
 def calibrate_from_runs(specs, out, ap):
     """Rewrite the ``calibration`` rows of ``out`` from finished runs (CONFIG:WORKDIR each)."""
-    import yaml
+    from ensemble_repro.config import load_config
 
     runs = []
     for spec in specs:
@@ -416,8 +415,7 @@ def calibrate_from_runs(specs, out, ap):
                 f"--from-run {spec!r}: give CONFIG.yaml:WORKDIR, WORKDIR holding the run's "
                 "results/benchmarks"
             )
-        with open(config_path) as fh:
-            runs.append((yaml.safe_load(fh), workdir))
+        runs.append((load_config(config_path, workdir=workdir), workdir))
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     rows = est.calibration_rows(runs, source=f"runs {' '.join(specs)} {when}")
     rules = {r["key"] for r in rows}

@@ -9,14 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workflow_helpers import REPO
+from workflow_helpers import smoke_config
 
 from ensemble_repro import estimate as est
 
-SMOKE = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+SMOKE = smoke_config()
 KEY = {"hostname": "box", "cpu_model": "Some CPU", "cores": 2}
 
 

@@ -786,8 +786,8 @@ def estimate(
 
     Examples
     --------
-    >>> import yaml
-    >>> cfg = yaml.safe_load(open("config/smoke.yaml"))  # doctest: +SKIP
+    >>> from ensemble_repro.config import load_config
+    >>> cfg = load_config("config/smoke.yaml")  # doctest: +SKIP
     >>> [c.paper for c in estimate(cfg, cores=2)]  # doctest: +SKIP
     ['jab', 'qwyc', 'knapsack', 'total']
     """
@@ -1380,13 +1380,15 @@ def core_share(cores: int, seconds: float = SHARE_SECONDS, load: float | None = 
 
 def main(argv=None) -> int:
     """``python -m ensemble_repro.estimate --config config/quick.yaml --cores 2``."""
-    import yaml
-
     ap = argparse.ArgumentParser(
         prog="python -m ensemble_repro.estimate",
         description="Estimated jobs, CPU-hours and wall time of a run.",
     )
-    ap.add_argument("--config", default="config/config.yaml")
+    ap.add_argument(
+        "--config",
+        default="config/config.yaml",
+        help="config/config.yaml, or an overlay file merged on it (e.g. config/quick.yaml)",
+    )
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument(
         "--slurm-profile",
@@ -1423,14 +1425,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cores < 1:
         ap.error(f"--cores must be at least 1, got {args.cores}")
-    try:
-        with open(args.config) as fh:
-            config = yaml.safe_load(fh)
-    except OSError as err:
-        ap.error(f"--config {args.config}: {err.strerror}")
-    if Path(args.schema).is_file():
-        from .config import ConfigError, validate_config
+    from .config import ConfigError, load_config, validate_config
 
+    try:
+        config = load_config(args.config)
+    except ConfigError as err:
+        ap.error(f"--config {args.config}: {err}")
+    if Path(args.schema).is_file():
         try:
             validate_config(config, args.schema, source=args.config)
         except ConfigError as err:
