@@ -1,9 +1,9 @@
 """config/quick.yaml and config/smoke.yaml are overlays on config/config.yaml.
 
 Merged on it (``load_config``, as Snakemake merges ``--configfile`` files), they give, value for
-value and type for type, the complete files they replaced: the files of :data:`COMPLETE`, read
-from git, so no copy of them is kept in the repository. A value changed on purpose since then
-is listed in :data:`CHANGED`.
+value, type for type and in the same key order, the complete files they replaced: the files of
+:data:`COMPLETE`, read from git, so no copy of them is kept in the repository. A value changed
+on purpose since then is listed in :data:`CHANGED`.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def test_merged_config_equals_the_complete_file_it_replaced(scale):
     differ = {k: (expected.get(k), merged.get(k)) for k in expected.keys() | merged.keys()}
     differ = {k: v for k, v in differ.items() if v[0] != v[1]}
     assert not differ, f"{scale}: (complete file, merged) differ in {differ}"
+    assert list(merged) == list(expected), f"{scale}: the keys come in another order"
 
 
 @pytest.mark.parametrize("scale", ["quick", "smoke"])

@@ -253,6 +253,26 @@ def merge(base: dict, overlay: Mapping[str, Any]) -> dict:
     return base
 
 
+def ordered_like(config: Mapping[str, Any], template: Mapping[str, Any]) -> dict:
+    """``config`` with its keys in ``template``'s order, at every level (keys ``template``
+    lacks follow in their own order).
+
+    Snakemake merges ``--configfile`` files under the Snakefile's ``configfile:`` with the
+    overlays' keys first; in the base's order, a section such as ``knapsack.sa`` passed whole
+    to a job's params is the same whichever file set its values.
+
+    Examples
+    --------
+    >>> ordered_like({"b": 1, "a": {"y": 2, "x": 3}}, {"a": {"x": 0, "y": 0}, "b": 0})
+    {'a': {'x': 3, 'y': 2}, 'b': 1}
+    """
+    out: dict = {}
+    for k in [*(k for k in template if k in config), *(k for k in config if k not in template)]:
+        v, t = config[k], template.get(k)
+        out[k] = ordered_like(v, t) if isinstance(v, Mapping) and isinstance(t, Mapping) else v
+    return out
+
+
 #: The base config, relative to the run directory: the Snakefile's ``configfile:``. Every other
 #: config file (``config/quick.yaml``, ``config/smoke.yaml``, a user's) is an overlay on it.
 BASE_CONFIG = "config/config.yaml"
