@@ -23,7 +23,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # absolute, so that runs and tests in other directories find it too
 export ENSEMBLE_REPRO_MIRROR := $(if $(MIRROR),$(abspath $(MIRROR)),)
 
-.PHONY: reproduce report test unit lint format check-config dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme
+.PHONY: reproduce report test unit lint format check-config config-readme dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme
 
 $(STAMP): pyproject.toml
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
@@ -54,9 +54,14 @@ knapsack-costs: check-config
 report: $(STAMP)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
-## Check CONFIG (YAML syntax with file and line, schema, cross-field rules) without running.
+## Check CONFIG, an overlay on config/config.yaml (YAML syntax with file and line, schema,
+## cross-field rules), without running.
 check-config: $(STAMP)
-	$(BIN)/python -m ensemble_repro.config config/config.yaml $(CONFIG)
+	$(BIN)/python -m ensemble_repro.config $(CONFIG)
+
+## Regenerate config/README.md from the schema's descriptions and the config files' values.
+config-readme: $(STAMP)
+	$(BIN)/python -m ensemble_repro.config_doc --out config/README.md
 
 ## Every tier: unit, workflow (Snakemake runs), slow (full smoke runs) and, as root with SLURM
 ## up, cluster. Markers: pyproject.toml [tool.pytest.ini_options].

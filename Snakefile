@@ -4,24 +4,27 @@
 #   Hajdu et al. (2020) stochastic knapsack ensemble selection  -> results/knapsack/
 # Usage: snakemake --cores N [--configfile config/quick.yaml]; see README.md.
 
-import os
+from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
-from ensemble_repro.config import ConfigError, load_yaml_file
+from ensemble_repro.config import BASE_CONFIG, ConfigError, base_config, load_yaml_file
 
 min_version("9.0")
 
+# The base config: the run directory's config/config.yaml, else the one beside this Snakefile.
+# Each --configfile (config/quick.yaml, config/smoke.yaml, yours) is an overlay merged on top.
+BASE = str(base_config(".", fallback=Path(workflow.basedir) / BASE_CONFIG))
+
 # Snakemake's own message for a config file it cannot parse names neither file nor line.
 try:
-    if os.path.exists("config/config.yaml"):
-        load_yaml_file("config/config.yaml")
+    load_yaml_file(BASE)
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
 
-configfile: "config/config.yaml"
+configfile: BASE
 
 
 # The report's front page: what the workflow does and the verdict summary.

@@ -299,7 +299,7 @@ SECTIONS = {
 
 
 def main(argv=None):
-    import yaml
+    from ensemble_repro.config import load_config
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="src/ensemble_repro/unit_costs.csv")
@@ -332,8 +332,7 @@ def main(argv=None):
         "timeout_seconds": 60,
         "retries": 1,
     }
-    with open("config/quick.yaml") as fh:
-        quick = yaml.safe_load(fh)
+    quick = load_config("config/quick.yaml")
     results = args.results or tempfile.mkdtemp(prefix="calibrate-")
     names = [n for n in DATASETS if n != "meps"]  # MEPS cannot be mirrored
     stage(names, results, data_cfg)

@@ -4,7 +4,7 @@ import copy
 from pathlib import Path
 
 import pytest
-import yaml
+from workflow_helpers import merged_config
 
 from ensemble_repro.config import ConfigError, load_yaml_file, main, validate_config
 
@@ -13,7 +13,8 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def load(name="config.yaml"):
-    return yaml.safe_load((REPO / "config" / name).read_text())
+    """A shipped config as a run reads it: config/config.yaml with ``name`` merged on top."""
+    return merged_config(REPO / "config" / name)
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "quick.yaml", "smoke.yaml"])
@@ -222,3 +223,19 @@ def test_command_line_checker(tmp_path, capsys):
     assert "jab.n_trials = 0 is invalid" in capsys.readouterr().err
     overlay.write_text("jab:\n  n_trials: 3\n")
     assert main([base, str(overlay), "--schema", str(SCHEMA)]) == 0
+    # config/config.yaml is the base whether it is named or not
+    assert main([str(overlay), "--schema", str(SCHEMA)]) == 0
+    overlay.write_text("jab:\n  n_trials: 0\n")
+    assert main([str(overlay), "--schema", str(SCHEMA)]) == 1
+    assert f"Fix it in {overlay}." in capsys.readouterr().err
+
+
+def test_unknown_key_in_a_grid_section_names_the_keys_allowed_there(tmp_path, capsys):
+    """jab.main and jab.fixed_vs_random share one schema ($ref): its keys are the ones listed."""
+    overlay = tmp_path / "over.yaml"
+    overlay.write_text("jab:\n  main: {nn: 30}\n")
+    assert main([str(overlay), "--schema", str(SCHEMA)]) == 1
+    err = capsys.readouterr().err
+    assert "unknown config key 'jab.main.nn' (did you mean 'jab.main.n'?)" in err, err
+    assert "Allowed keys here: enabled, m_ratios, n, n_resamples." in err, err
+    assert f"Fix it in {overlay}." in err, err

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
+from workflow_helpers import merged_config
 
 from ensemble_repro.experiments import knapsack as kx
 from ensemble_repro.experiments import knapsack_plots as kp
@@ -20,7 +20,7 @@ CONFIG = Path(__file__).resolve().parents[1] / "config"
 
 
 def _cfg(name="smoke"):
-    return yaml.safe_load((CONFIG / f"{name}.yaml").read_text())["knapsack"]
+    return merged_config(CONFIG / f"{name}.yaml")["knapsack"]
 
 
 def _adversarial_cfg(**adv):
@@ -181,7 +181,7 @@ def test_fig1_and_numbers_page_carry_no_verdict_words(tmp_path):
 def test_quick_config_synthetic_cells_bind():
     """Every quick comparison cell binds (optimum q < 0.999, fewer members than the
     pool); the synthetic pools are checked here (the UCI pools need the data)."""
-    quick = yaml.safe_load((CONFIG / "quick.yaml").read_text())
+    quick = merged_config(CONFIG / "quick.yaml")
     cfg, seed = quick["knapsack"], quick["seed"]
     syn = cfg["synthetic"]
     for n in syn["sizes"]:

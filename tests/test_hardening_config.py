@@ -191,19 +191,20 @@ def test_cross_field_checks_at_start(tmp_path, capsys, overlay, message):
     assert status == 1 and message in err and str(path) in err, err
 
 
-def test_max_depth_must_cover_every_qwyc_data_set(tmp_path, capsys):
-    """A config file given alone (``--configfile`` replaces config/config.yaml) whose
+def test_max_depth_must_cover_every_qwyc_data_set(tmp_path, capsys, monkeypatch):
+    """A run directory's own config/config.yaml (the base of every overlay there) whose
     ``max_depth`` lacks a data set in use is refused at start, not with a KeyError in a job."""
     import yaml
 
     cfg = yaml.safe_load(Path(BASE).read_text())
     cfg["qwyc"]["gbt"]["max_depth"] = {"nomao": 9}
-    path = tmp_path / "mine.yaml"
+    path = tmp_path / "config" / "config.yaml"
+    path.parent.mkdir()
     path.write_text(yaml.safe_dump(cfg))
-    assert main([str(path), "--schema", str(SCHEMA)]) == 1
+    monkeypatch.chdir(tmp_path)
+    assert main(["--schema", str(SCHEMA)]) == 1
     err = capsys.readouterr().err
     assert "qwyc.gbt.max_depth = {'nomao': 9} has no depth for adult (in qwyc.datasets)" in err
-    assert f"Fix it in {path}" in err
-    cfg["experiments"]["qwyc"] = False  # not in use: no depth needed
-    path.write_text(yaml.safe_dump(cfg))
-    assert main([str(path), "--schema", str(SCHEMA)]) == 0
+    assert "Fix it in config/config.yaml" in err
+    (tmp_path / "off.yaml").write_text("experiments: {qwyc: false}\n")  # not in use: no depth
+    assert main(["off.yaml", "--schema", str(SCHEMA)]) == 0

@@ -4,7 +4,7 @@ committed, read by every run (never re-timed), and a run without them stops at s
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import REPO, SMOKE, run_snakemake
+from workflow_helpers import REPO, merged_config, run_snakemake, smoke_config
 
 from ensemble_repro.experiments import knapsack_costs as kc
 from ensemble_repro.experiments.names import KNAPSACK_COSTS
@@ -55,7 +55,7 @@ def test_missing_pool_names_the_command_that_measures_it(tmp_path):
 
 def test_committed_costs_cover_the_shipped_configs():
     for name in ("config.yaml", "quick.yaml", "smoke.yaml"):
-        cfg = yaml.safe_load((REPO / "config" / name).read_text())
+        cfg = merged_config(REPO / "config" / name)
         for data in cfg["knapsack"]["datasets"]:
             key = kc.pool_key(data, cfg["seed"], cfg["knapsack"]["split"])
             assert kc.has_costs(kc.costs_path(REPO, data), key), (name, data)
@@ -64,7 +64,7 @@ def test_committed_costs_cover_the_shipped_configs():
 @pytest.mark.slow
 @pytest.mark.workflow
 def test_run_without_measured_costs_stops_at_start_and_runs_read_the_committed_file(tmp_path):
-    cfg = yaml.safe_load(SMOKE.read_text())
+    cfg = smoke_config()
     cfg["experiments"] = {"jab": False, "qwyc": False, "knapsack": True}
     cfg["knapsack"]["cost"] = "measured"
     ok = tmp_path / "ok.yaml"

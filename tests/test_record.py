@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import SMOKE, SNAKEFILE, run_snakemake
+from workflow_helpers import SMOKE, SNAKEFILE, run_snakemake, smoke_config
 
 from ensemble_repro import record as rec
 from ensemble_repro.claims import COLUMNS, PAPERS, VERDICTS
@@ -101,7 +101,7 @@ def run(tmp_path) -> Path:
     """A run directory: the smoke config as its config, and a results tree holding one file
     of every kind (published or not)."""
     work = tmp_path / "run"
-    write(work / rec_files.BASE_CONFIG, SMOKE.read_text())
+    write(work / rec_files.BASE_CONFIG, yaml.safe_dump(smoke_config()))
     res = work / "results"
     claims = claims_frame()
     claims.to_csv(write(res / "claims.csv"), index=False)
@@ -150,9 +150,7 @@ def test_publish_copies_the_small_outputs_and_nothing_else(run, tmp_path):
     manifest = rec.read_manifest(record)
     assert set(manifest["files"]) == PUBLISHED
     assert manifest["publishes"][-1]["machine"] == MACHINE
-    assert yaml.safe_load((record / rec.CONFIG_NAME).read_text()) == yaml.safe_load(
-        SMOKE.read_text()
-    )
+    assert yaml.safe_load((record / rec.CONFIG_NAME).read_text()) == smoke_config()
     assert f"of the {rec.RECORD_BUDGET_BYTES / 1e6:.2f} MB budget" in out.lines()[0]
     assert f"{out.n_files} files" in out.lines()[0]
     assert not list(record.parent.glob(".paper.*"))  # no staging copy left
@@ -238,7 +236,7 @@ def test_partial_runs_add_up_and_replace_prunes_only_its_own_slice(run, tmp_path
 def test_a_changed_config_is_stored_and_warned_about(run, tmp_path):
     record = tmp_path / "paper"
     publish(run, record)
-    config = yaml.safe_load(SMOKE.read_text())
+    config = smoke_config()
     config["jab"]["n_trials"] = 3
     write(run / rec_files.BASE_CONFIG, yaml.safe_dump(config))
     out = publish(run, record)
@@ -281,7 +279,7 @@ def test_restore_copies_cells_and_benchmarks_newer_than_the_data(run, tmp_path):
     data = write(fresh / "data/communities.parquet", b"prepared")
     old = time.time() - 60
     os.utime(data, (old, old))
-    config = yaml.safe_load(SMOKE.read_text())
+    config = smoke_config()
     out = rec.restore(record, fresh, config)
     cells = sorted(p for p in PUBLISHED if p.startswith("jab/cells/"))
     assert sorted(out.cells) == [f"results/{c}" for c in cells]
@@ -299,7 +297,7 @@ def test_restore_needs_the_prepared_data_first(run, tmp_path):
     publish(run, record)
     fresh = tmp_path / "fresh" / "results"
     with pytest.raises(rec.RecordError, match=r"data/communities\.parquet missing: prepare"):
-        rec.restore(record, fresh, yaml.safe_load(SMOKE.read_text()))
+        rec.restore(record, fresh, smoke_config())
     assert not (fresh / "jab").exists()
 
 
@@ -308,13 +306,13 @@ def test_restore_refuses_cells_made_with_other_config_values(run, tmp_path):
     publish(run, record)
     fresh = tmp_path / "fresh" / "results"
     write(fresh / "data/communities.parquet", b"prepared")
-    config = yaml.safe_load(SMOKE.read_text())
+    config = smoke_config()
     config["jab"]["n_trials"] += 1
     with pytest.raises(rec.RecordError, match=r"m0\.4\.parquet: jab\.n_trials is 2 in the record"):
         rec.restore(record, fresh, config)
     assert not (fresh / "jab").exists()
     # a key no cell reads does not matter; a cell the config does not run is not restored
-    config = yaml.safe_load(SMOKE.read_text())
+    config = smoke_config()
     config["qwyc"]["n_splits"] += 1
     config["jab"]["main"]["m_ratios"] = [0.6]
     out = rec.restore(record, fresh, config)

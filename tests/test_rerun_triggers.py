@@ -1,12 +1,13 @@
 """A config change reruns exactly what it affects.
 
-After the shared smoke run, every key of config/smoke.yaml is changed on its own in an overlay
-config file, and a dry run tells which rules would run. The expectation comes from the per-rule
-key lists of ``ensemble_repro.experiments.rule_keys`` (the lists the rules' ``params`` are built
-from): a key read by rules R reruns R and their dependants (the jobs a ``--forcerun R`` dry run
-lists) and nothing else; a key that only shapes the job list adds or removes jobs and reruns
-no existing job of a rule that does not read it; a transport key reruns nothing. A smoke-config
-key that no list names fails the test, so a new key cannot go untracked.
+After the shared smoke run, every key of the smoke config (config/smoke.yaml merged on
+config/config.yaml) is changed on its own in an overlay config file, and a dry run tells which
+rules would run. The expectation comes from the per-rule key lists of
+``ensemble_repro.experiments.rule_keys`` (the lists the rules' ``params`` are built from): a key
+read by rules R reruns R and their dependants (the jobs a ``--forcerun R`` dry run lists) and
+nothing else; a key that only shapes the job list adds or removes jobs and reruns no existing
+job of a rule that does not read it; a transport key reruns nothing. A smoke-config key that no
+list names fails the test, so a new key cannot go untracked.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from queue import Queue
 
 import pytest
 import yaml
-from workflow_helpers import DEFAULT_PROFILE, REPO, SMOKE, SNAKEFILE, run, workflow_env
+from workflow_helpers import (
+    DEFAULT_PROFILE,
+    REPO,
+    SMOKE,
+    SNAKEFILE,
+    run,
+    smoke_config,
+    workflow_env,
+)
 
 from ensemble_repro.experiments.names import SYNTHETIC_PREFIX
 from ensemble_repro.experiments.rule_keys import (
@@ -282,7 +291,7 @@ def rerun_base(smoke_cores2, tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_factory):
-    cfg = yaml.safe_load(SMOKE.read_text())
+    cfg = smoke_config()
     schema = yaml.safe_load(SCHEMA.read_text())
     keys = leaves(cfg)
     untracked = []
@@ -341,7 +350,7 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
 @pytest.mark.slow
 def test_three_user_changes(rerun_base):
     """The closing note's three changes: a new learner, more knapsack seeds, more timing runs."""
-    cfg = yaml.safe_load(SMOKE.read_text())
+    cfg = smoke_config()
     learner = plan(dry_run(rerun_base, nested("jab.learners", cfg["jab"]["learners"] + ["nn"])))
     cells = {"jab_main_cell", "jab_jplus_cell", "jab_fixed_vs_random_cell"}
     assert cells <= learner[0]  # the new learner's cells, and no existing cell:

@@ -15,11 +15,11 @@ import pytest
 import yaml
 from workflow_helpers import (
     REPO,
-    SMOKE,
     mirror_dir,
     partial_files,
     result_tables,
     run_snakemake,
+    smoke_config,
     snakemake_cmd,
     workflow_env,
 )
@@ -56,7 +56,7 @@ def test_lint_is_clean(tmp_path):
 
 
 def _config_with(tmp_path, edit):
-    cfg = yaml.safe_load(SMOKE.read_text())
+    cfg = smoke_config()
     edit(cfg)
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(cfg))

@@ -10,10 +10,24 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
+BASE = REPO / "config" / "config.yaml"
 SMOKE = REPO / "config" / "smoke.yaml"
 DEFAULT_PROFILE = REPO / "workflow" / "profiles" / "default"
 #: The test being run (set by conftest.py): Snakemake may only be started from a ``workflow`` test.
 CURRENT_TEST = None
+
+
+def merged_config(*overlays: Path) -> dict:
+    """config/config.yaml with ``overlays`` merged on top: the config of a run given them as
+    ``--configfile`` files (``ensemble_repro.config.load_config``)."""
+    from ensemble_repro.config import load_config
+
+    return load_config(*overlays, base=BASE)
+
+
+def smoke_config() -> dict:
+    """The config of a smoke run: every key, config/smoke.yaml's values over config.yaml's."""
+    return merged_config(SMOKE)
 
 
 def mirror_dir() -> Path:

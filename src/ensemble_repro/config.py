@@ -5,7 +5,10 @@ module checks the same schema first and turns every violation into one sentence 
 key, the bad value, what is expected, and the file (or command-line option) that set it. The
 cross-field rules the schema cannot express (sizes against the data sets of
 :mod:`ensemble_repro.data.registry`, seeds, at least one experiment switched on) follow in
-:func:`check_semantics`. ``python -m ensemble_repro.config FILE...`` runs the same checks.
+:func:`check_semantics`. ``python -m ensemble_repro.config [OVERLAY...]`` runs the same checks.
+
+:func:`load_config` is the one way to read a config outside the workflow: ``config/config.yaml``
+with overlay files such as ``config/smoke.yaml`` merged on top, as Snakemake merges them.
 """
 
 from __future__ import annotations
@@ -250,6 +253,97 @@ def merge(base: dict, overlay: Mapping[str, Any]) -> dict:
     return base
 
 
+def ordered_like(config: Mapping[str, Any], template: Mapping[str, Any]) -> dict:
+    """``config`` with its keys in ``template``'s order, at every level (keys ``template``
+    lacks follow in their own order).
+
+    Snakemake merges ``--configfile`` files under the Snakefile's ``configfile:`` with the
+    overlays' keys first; in the base's order, a section such as ``knapsack.sa`` passed whole
+    to a job's params is the same whichever file set its values.
+
+    Examples
+    --------
+    >>> ordered_like({"b": 1, "a": {"y": 2, "x": 3}}, {"a": {"x": 0, "y": 0}, "b": 0})
+    {'a': {'x': 3, 'y': 2}, 'b': 1}
+    """
+    out: dict = {}
+    for k in [*(k for k in template if k in config), *(k for k in config if k not in template)]:
+        v, t = config[k], template.get(k)
+        out[k] = ordered_like(v, t) if isinstance(v, Mapping) and isinstance(t, Mapping) else v
+    return out
+
+
+#: The base config, relative to the run directory: the Snakefile's ``configfile:``. Every other
+#: config file (``config/quick.yaml``, ``config/smoke.yaml``, a user's) is an overlay on it.
+BASE_CONFIG = "config/config.yaml"
+
+#: This checkout's base config, used when the run directory has none of its own.
+CHECKOUT_BASE = Path(__file__).resolve().parents[2] / BASE_CONFIG
+
+
+def base_config(workdir: str | Path = ".", fallback: str | Path = CHECKOUT_BASE) -> Path:
+    """The base config of a run in ``workdir``, as the Snakefile picks it: the run directory's
+    own ``config/config.yaml`` when it has one, else ``fallback`` (this checkout's)."""
+    own = Path(workdir) / BASE_CONFIG
+    return own if own.is_file() else Path(fallback)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def config_layers(
+    *files: str | Path, workdir: str | Path = ".", base: str | Path | None = None
+) -> list[tuple[str, dict]]:
+    """(file name, mapping) of the base config and then of each overlay file, in order.
+
+    ``base`` defaults to :func:`base_config` of ``workdir``; an overlay that is the base file
+    itself is not read twice. Every file is parsed by :func:`load_yaml_file`.
+    """
+    base = Path(base) if base is not None else base_config(workdir)
+    paths = [base] + [Path(f) for f in files if not _same_file(Path(f), base)]
+    return [(str(p), load_yaml_file(p)) for p in paths]
+
+
+def load_config(
+    *files: str | Path, workdir: str | Path = ".", base: str | Path | None = None
+) -> dict:
+    """The config a run reads: ``config/config.yaml`` with each overlay file merged on top.
+
+    The same config Snakemake builds from the Snakefile's ``configfile:`` and each
+    ``--configfile`` in order (nested keys merged key by key, lists replaced whole), not yet
+    checked (:func:`validate_config`) and without ``$ENSEMBLE_REPRO_MIRROR``
+    (:func:`apply_env_overrides`).
+
+    Parameters
+    ----------
+    *files : str or Path
+        Overlay files, lowest precedence first (e.g. ``config/smoke.yaml``).
+    workdir : str or Path, default "."
+        The run directory: its ``config/config.yaml`` is the base when it has one, else this
+        checkout's (:func:`base_config`).
+    base : str or Path, optional
+        Another base file.
+
+    Returns
+    -------
+    dict
+        The merged config.
+
+    Examples
+    --------
+    >>> load_config("config/smoke.yaml")["jab"]["n_trials"]  # doctest: +SKIP
+    2
+    """
+    config: dict = {}
+    for _, data in config_layers(*files, workdir=workdir, base=base):
+        merge(config, data)
+    return config
+
+
 def _key(path) -> str:
     return ".".join(str(p) for p in path) or "<top level>"
 
@@ -257,15 +351,23 @@ def _key(path) -> str:
 def _subschema(schema: dict, path) -> dict:
     node = schema
     for p in path:
-        if "$ref" in node:
-            node = _resolve(schema, node["$ref"])
-        for combo in node.get("allOf", []):
-            if "$ref" in combo:
-                rest = {k: v for k, v in node.items() if k != "allOf"}
-                node = {**_resolve(schema, combo["$ref"]), **rest}
+        node = expand_refs(schema, node)
         props = node.get("properties", {})
         node = props.get(p, node.get("items", {}) if isinstance(p, int) else {})
-    return node
+    return expand_refs(schema, node)
+
+
+def expand_refs(schema: dict, node: Mapping) -> dict:
+    """``node`` with the schemas its ``$ref`` and ``allOf`` name merged in (its own keys win)."""
+    refs = [node["$ref"]] if "$ref" in node else []
+    refs += [c["$ref"] for c in node.get("allOf", []) if "$ref" in c]
+    if not refs:
+        return dict(node)
+    out: dict = {}
+    for ref in refs:
+        out.update(expand_refs(schema, _resolve(schema, ref)))
+    out.update({k: v for k, v in node.items() if k not in ("$ref", "allOf")})
+    return out
 
 
 def _resolve(schema: dict, ref: str) -> dict:
@@ -620,11 +722,12 @@ def apply_env_overrides(config: dict) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ensemble_repro.config FILE...``: check config files as the workflow would.
+    """``python -m ensemble_repro.config [OVERLAY...]``: check a config as the workflow would.
 
-    The files are merged in order (later files override earlier ones key by key, as Snakemake's
-    ``configfile:`` plus ``--configfile`` do), then checked against the schema; the exit status
-    is 1 with the messages on stderr when anything is wrong.
+    ``config/config.yaml`` with the overlay files merged on top in order (:func:`load_config`,
+    as Snakemake's ``configfile:`` plus ``--configfile`` do), checked against the schema and
+    the cross-field rules; the exit status is 1 with the messages on stderr when anything is
+    wrong.
     """
     import argparse
     import sys
@@ -632,16 +735,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m ensemble_repro.config", description=main.__doc__
     )
-    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("files", nargs="*", type=Path, help="overlay files, in order")
     parser.add_argument("--schema", type=Path, default=Path("workflow/schemas/config.schema.yaml"))
     args = parser.parse_args(argv)
     try:
-        layers = [(str(f), load_yaml_file(f)) for f in args.files]
+        layers = config_layers(*args.files)
         config: dict = {}
         for _, data in layers:
             merge(config, data)
         validate_config(
-            apply_env_overrides(config), args.schema, source=str(args.files[-1]), layers=layers
+            apply_env_overrides(config), args.schema, source=layers[-1][0], layers=layers
         )
     except (ConfigError, OSError) as err:
         print(err, file=sys.stderr)

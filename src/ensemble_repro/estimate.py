@@ -297,7 +297,6 @@ def comparison_table(rows: list[RuleCost]) -> str:
 
 def main(argv=None) -> int:
     """``python -m ensemble_repro.estimate --config config/quick.yaml --cores 2``."""
-    import yaml
     from snakemake.exceptions import WorkflowError
 
     ap = argparse.ArgumentParser(
@@ -345,14 +344,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cores < 1:
         ap.error(f"--cores must be at least 1, got {args.cores}")
-    try:
-        with open(args.config) as fh:
-            config = yaml.safe_load(fh)
-    except OSError as err:
-        ap.error(f"--config {args.config}: {err.strerror}")
-    if Path(args.schema).is_file():
-        from .config import ConfigError, validate_config
+    from .config import ConfigError, load_config, validate_config
 
+    try:
+        config = load_config(args.config)
+    except ConfigError as err:
+        ap.error(f"--config {args.config}: {err}")
+    if Path(args.schema).is_file():
         try:
             validate_config(config, args.schema, source=args.config)
         except ConfigError as err:

@@ -35,10 +35,10 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from workflow_helpers import (  # noqa: E402
-    SMOKE,
     partial_files,
     result_tables,
     run_snakemake,
+    smoke_config,
     snakemake_cmd,
     workflow_env,
 )
@@ -154,8 +154,9 @@ class SlurmRun:
 
 @pytest.fixture(scope="module")
 def configfile(tmp_path_factory) -> Path:
-    """config/smoke.yaml with only the experiments under test switched on."""
-    cfg = yaml.safe_load(SMOKE.read_text())
+    """The smoke config (config/smoke.yaml merged on config/config.yaml), written out whole,
+    with only the experiments under test switched on."""
+    cfg = smoke_config()
     unknown = set(EXPERIMENTS) - set(cfg["experiments"])
     if unknown or not EXPERIMENTS:
         raise ValueError(

@@ -15,6 +15,7 @@ from ensemble_repro.config import (
     ConfigError,
     apply_env_overrides,
     load_yaml_file,
+    ordered_like,
     validate_config,
 )
 from ensemble_repro.data import DataError, preflight, prepared_names_for
@@ -46,10 +47,15 @@ def _config_layers():
 # $ENSEMBLE_REPRO_MIRROR overrides data.mirror (the Makefile's MIRROR= sets it).
 apply_env_overrides(config)
 
+# Every key in the base config's order: Snakemake puts the overlays' keys first, and a section
+# passed whole to a job's params would then differ with the file that set its values.
+_LAYERS = _config_layers()
+_ORDERED = ordered_like(config, _LAYERS[0][1])
+config.clear()
+config.update(_ORDERED)
+
 try:
-    validate_config(
-        config, workflow.source_path(SCHEMA), source=_config_source(), layers=_config_layers()
-    )
+    validate_config(config, workflow.source_path(SCHEMA), source=_config_source(), layers=_LAYERS)
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 validate(config, SCHEMA)

@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from ..config import BASE_CONFIG
 from ..io import atomic_path, read_json, write_json, write_text
 
 #: Files published from a run, as ``Path.glob`` patterns relative to its ``results/``: every
@@ -55,9 +56,6 @@ RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv")
 MANIFEST = "record.json"
 CONFIG_NAME = "config.yaml"
 DEFAULT_SLICE = "all"
-#: The base config file the Snakefile always reads (``configfile:``); ``--configfile`` files
-#: are applied on top of it.
-BASE_CONFIG = "config/config.yaml"
 #: Largest file published, and the budget of the whole record folder (bytes).
 MAX_FILE_BYTES = 10_000_000
 RECORD_BUDGET_BYTES = 25_000_000
@@ -237,35 +235,35 @@ def git_state(workdir: str | os.PathLike) -> dict:
 def effective_config(
     workdir: str | os.PathLike, config_files: Sequence[str]
 ) -> tuple[dict, list[str]]:
-    """The config a run of ``workdir`` used, as Snakemake builds it: :data:`BASE_CONFIG` when
-    the run directory has it, then each ``--configfile`` applied on top.
+    """The config a run of ``workdir`` used, as the Snakefile builds it
+    (:func:`ensemble_repro.config.load_config`): the run directory's :data:`BASE_CONFIG`, else
+    this checkout's, with each ``--configfile`` merged on top.
 
     Returns
     -------
     (dict, list of str)
-        The config and the files it was read from.
+        The config and the files it was read from, the base first.
     """
-    from ..config import load_yaml_file, merge
+    from ..config import ConfigError, base_config, load_config
 
     workdir = Path(workdir)
-    names = list(dict.fromkeys(config_files))
-    if (workdir / BASE_CONFIG).is_file() and BASE_CONFIG not in names:
-        names.insert(0, BASE_CONFIG)
-    if not names:
-        raise RecordError(
-            f"{workdir} has no {BASE_CONFIG} and no --configfile was given: name the run's "
-            "config files"
-        )
-    config: dict = {}
-    for name in names:
+    given = [n for n in dict.fromkeys(config_files) if n != BASE_CONFIG]
+    paths = []
+    for name in given:
         path = Path(name) if Path(name).is_absolute() else workdir / name
         if not path.is_file():
             raise RecordError(
                 f"config file {path} does not exist: give the run's --configfile files "
                 f"(relative to {workdir})"
             )
-        merge(config, load_yaml_file(path) or {})
-    return config, names
+        paths.append(path)
+    base = base_config(workdir)
+    try:
+        config = load_config(*paths, base=base)
+    except ConfigError as err:
+        raise RecordError(str(err)) from None
+    own = base == workdir / BASE_CONFIG
+    return config, [BASE_CONFIG if own else str(base), *given]
 
 
 def _flat(d: Mapping, prefix: str = "") -> dict[str, Any]:
@@ -405,8 +403,9 @@ def publish(
         Also delete the record's files last written by a publish of the same slice that the
         run no longer has. Otherwise nothing already in the record is deleted.
     config_files : sequence of str
-        The run's ``--configfile`` files (relative to the run directory), applied on
-        :data:`BASE_CONFIG`; their merge is stored as :data:`CONFIG_NAME`.
+        The run's ``--configfile`` files (relative to the run directory), merged on
+        :data:`BASE_CONFIG` (:func:`effective_config`); the result is stored as
+        :data:`CONFIG_NAME`.
     exclude : iterable of str
         ``Path.match`` patterns of files to leave out.
     machine : mapping, optional
