@@ -311,10 +311,7 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
         rerun_base, [tmp_path_factory.mktemp(f"reruns-worker{i}") for i in range(WORKERS)]
     )
     with ThreadPoolExecutor(WORKERS) as pool:
-        runs = {
-            k: pool.submit(workers.dry_run, overlay_for(k, v, schema))
-            for k, v in keys.items()
-        }
+        runs = {k: pool.submit(workers.dry_run, overlay_for(k, v, schema)) for k, v in keys.items()}
         runs = {k: plan(f.result()) for k, f in runs.items()}
     print(
         f"{len(runs)} dry runs in {time.perf_counter() - start:.0f} s ({WORKERS} in "
