@@ -37,7 +37,8 @@ rule paper_vs_ours:
 
 
 rule results_index:
-    """results/README.md: each output file, the paper item it regenerates, its rule and provenance."""
+    """results/README.md: each output file, the paper item it regenerates, its rule and
+    provenance, and the scales the verdicts were made at."""
     localrule: True
     input:
         [prepared(n) for n in DATA.available],
@@ -45,6 +46,7 @@ rule results_index:
         qwyc_targets(),
         knapsack_targets(),
         VERDICT_MD,
+        CLAIMS_CSV,
     output:
         report(
             "results/README.md",
@@ -62,6 +64,5 @@ rule results_index:
     params:
         catalogue=output_catalogue(),
         papers=paper_vs_ours_files(),
-        config_files=CONFIG_FILES,
     script:
         "../scripts/report_index.py"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import jab, knapsack, qwyc
-from .registry import PAPERS, scale_of
+from .registry import PAPERS
 from .render import summary_rst, verdict_html, verdict_markdown
 from .table import claims_frame, merge_claims
 
@@ -29,14 +29,13 @@ def _read(path: PathLike) -> pd.DataFrame:
         return pd.DataFrame()
 
 
-def _write(
-    rows: list[dict], out: PathLike, config_files: Iterable[str], page: PathLike | None = None
-) -> None:
-    """A paper's claims table and, when ``page`` is given, its own verdict page (Markdown,
-    generated from the same rows as the merged one: :func:`render.verdict_markdown`)."""
+def _write(rows: list[dict], out: PathLike, scale: str, page: PathLike | None = None) -> None:
+    """A paper's claims table, its rows labelled with ``scale`` (:func:`registry.scale_label`),
+    and, when ``page`` is given, its own verdict page (Markdown, generated from the same rows as
+    the merged one: :func:`render.verdict_markdown`)."""
     from ..io import write_csv, write_text
 
-    df = claims_frame(rows, scale=scale_of(config_files), made_on=today())
+    df = claims_frame(rows, scale=scale, made_on=today())
     write_csv(df, out)
     if page is not None:
         title = PAPERS[df["paper"].iloc[0]] if len(df) else "no claims"
@@ -57,7 +56,7 @@ def write_jab_claims(
     *,
     jab_cfg: Mapping,
     missing: Sequence[str],
-    config_files: Iterable[str],
+    scale: str,
     page: PathLike | None = None,
 ) -> None:
     """``results/jab/claims.csv`` (and the paper's verdict page ``page``) from main.csv,
@@ -73,7 +72,7 @@ def write_jab_claims(
         aggregations=jab_cfg["aggregations"],
         timing_m_ratio=jab_cfg["timing_m_ratio"],
     )
-    _write(rows, out, config_files, page)
+    _write(rows, out, scale, page)
 
 
 def write_qwyc_claims(
@@ -85,7 +84,7 @@ def write_qwyc_claims(
     out: PathLike,
     *,
     qwyc_cfg: Mapping,
-    config_files: Iterable[str],
+    scale: str,
 ) -> None:
     """``results/qwyc/claims.csv`` from each data set's per-test-row tables of the main fit
     (``rows/<method>.parquet``, the smaller GBTs' included), bootstrap refits, timing tables and
@@ -111,7 +110,7 @@ def write_qwyc_claims(
         n_trees=qwyc_cfg["gbt"]["n_estimators"],
         target_differences=qwyc_cfg["timing"]["target_differences"],
     )
-    _write(out_rows, out, config_files)
+    _write(out_rows, out, scale)
 
 
 def write_knapsack_claims(
@@ -120,7 +119,7 @@ def write_knapsack_claims(
     *,
     knapsack_cfg: Mapping,
     seed: int,
-    config_files: Iterable[str],
+    scale: str,
 ) -> None:
     """``results/knapsack/claims.csv`` from the knapsack tables: ``inputs`` maps ``worked``,
     ``rates``, ``lemma``, ``greedy``, ``sizes`` and ``beta_fit`` to their CSV files, ``runs``
@@ -142,7 +141,7 @@ def write_knapsack_claims(
         beta_fit=_read(inputs["beta_fit"]),
         seed=seed,
     )
-    _write(rows, out, config_files)
+    _write(rows, out, scale)
 
 
 def write_verdicts(
