@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..io import read_parquet
 from . import jab, knapsack, qwyc
 from .registry import PAPERS
 from .render import summary_rst, verdict_html, verdict_markdown
@@ -92,10 +93,10 @@ def write_qwyc_claims(
     main: dict[str, list[pd.DataFrame]] = {}
     sens: dict[str, dict[str, pd.DataFrame]] = {}
     for p in rows:
-        main.setdefault(Path(p).parent.parent.name, []).append(pd.read_parquet(p))
+        main.setdefault(Path(p).parent.parent.name, []).append(read_parquet(p))
     for p in sensitivity_rows:
         setting = Path(p).stem.removeprefix("sensitivity_")
-        sens.setdefault(Path(p).parent.parent.name, {})[setting] = pd.read_parquet(p)
+        sens.setdefault(Path(p).parent.parent.name, {})[setting] = read_parquet(p)
     rows_by_ds = {
         ds: pd.concat([f.assign(method=f["method"].astype(str)) for f in fs], ignore_index=True)
         for ds, fs in main.items()
@@ -134,7 +135,7 @@ def write_knapsack_claims(
         evaluations=knapsack_cfg["adversarial"]["evaluations"],
         stop_variants=rule_variants(knapsack_cfg)[1:],
         uci_pools=knapsack_cfg["datasets"],
-        votes={Path(p).stem.removesuffix("_votes"): pd.read_parquet(p) for p in inputs["votes"]},
+        votes={Path(p).stem.removesuffix("_votes"): read_parquet(p) for p in inputs["votes"]},
         lemma=_read(inputs["lemma"]),
         greedy=_read(inputs["greedy"]),
         sizes=_read(inputs["sizes"]),

@@ -25,6 +25,7 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
+from ..io import read_parquet
 from ..logs import Progress, get_logger
 from ..qwyc import FanEarlyStopping, QuitWhenYouCan, flatten_model
 from ..qwyc.cascade import partial_sums
@@ -81,7 +82,7 @@ def switches(q: dict) -> dict:
 
 # ------------------------------------------------------------------ data and GBT
 def _read_prepared(path) -> tuple[pd.DataFrame, pd.Series]:
-    df = pd.read_parquet(path)
+    df = read_parquet(path)
     return df.drop(columns="target"), df["target"]
 
 
