@@ -3,7 +3,9 @@ the bootstrap refits of ordering and thresholds (GBT fixed) and the timing runs;
 constructed inputs (holds, fails, inconclusive, the edges of its margin), the experiment side
 against naive recomputations, and the registry's rule text against the evaluator's margins."""
 
+import logging
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -513,3 +515,18 @@ def test_timing_every_distinct_fit_with_paired_runs(arrays):
     assert {"learning_rate", "split"} <= set(summary.columns)
     per = runs.groupby(["split", "method", "target_differences_pct"]).size()
     assert (per == q["timing"]["runs"]).all()
+
+
+@pytest.mark.parametrize("method", ["qwyc_random", "fan_individual_mse"])
+def test_sweep_progress_counts_every_split(arrays, caplog, method):
+    """The sweep counted its steps over every split against one split's total ("4/3 ...,
+    eta -1.0s" in the smoke run's log); a split reusing an earlier fit counts as done."""
+    caplog.set_level(logging.INFO)
+    ex.sweep_job(arrays, "adult", method, config(), 7)
+    counts = [
+        (int(m[1]), int(m[2]))
+        for r in caplog.records
+        if (m := re.search(rf"adult {method}\D* (\d+)/(\d+) ", r.getMessage()))
+    ]
+    assert counts and all(done <= total for done, total in counts), counts
+    assert counts[-1][0] == counts[-1][1]
