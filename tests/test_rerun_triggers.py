@@ -23,6 +23,7 @@ import pytest
 import yaml
 from workflow_helpers import DEFAULT_PROFILE, REPO, SMOKE, SNAKEFILE, run, workflow_env
 
+from ensemble_repro.config import merge
 from ensemble_repro.experiments.names import SYNTHETIC_PREFIX
 from ensemble_repro.experiments.rule_keys import (
     DAG_KEYS,
@@ -52,6 +53,13 @@ CHANGES = {
     "qwyc.smaller_ensembles": [10, 20, 30],  # every entry <= qwyc.gbt.n_estimators (40)
     "qwyc.sensitivity": ["fit_on_validation"],  # names, not an enum (learning_rate_<r>)
     "qwyc.fit_on": "validation",  # not a sensitivity setting of the smoke config
+    "knapsack.cost_sensitivity": [],  # 'measured' would repeat the main cost
+}
+#: Keys a cross-field rule ties to a changed key, changed along with it. They are read by the
+#: same rules as the key (checked below), so the expectation stays that of the key alone.
+ALONG = {
+    # the main cost may not be its own sensitivity setting: the two swap
+    "knapsack.cost": {"knapsack.cost_sensitivity": ["measured"]},
 }
 PARAMS = "params have changed since last execution"
 #: Dry-run reasons that mean "a new job" or "a job gathering changed inputs".
@@ -104,6 +112,14 @@ def changed(key: str, value, schema: dict):
             return value + extra[:1] if extra else value[:-1]
         return value[:-1] + [changed(key + "[]", value[-1], schema)]
     raise AssertionError(f"no change defined for {key} = {value!r}: add one to CHANGES")
+
+
+def overlay(key: str, value, schema: dict) -> dict:
+    """The overlay changing ``key`` (and the keys :data:`ALONG` ties to it)."""
+    out = nested(key, changed(key, value, schema))
+    for other, new in ALONG.get(key, {}).items():
+        merge(out, nested(other, new))
+    return out
 
 
 def nested(key: str, value) -> dict:
@@ -272,6 +288,8 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
             untracked.append(key)
         expect[key] = (readers, dag)
     assert not untracked, f"config keys no rule_keys list names: {untracked}"
+    for key, along in ALONG.items():
+        assert all(expect[other] == expect[key] for other in along), (key, along)
 
     start = time.perf_counter()
     dependants = rule_dependants(rerun_base)
@@ -279,10 +297,7 @@ def test_every_smoke_key_reruns_exactly_what_reads_it(rerun_base, tmp_path_facto
         rerun_base, [tmp_path_factory.mktemp(f"reruns-worker{i}") for i in range(WORKERS)]
     )
     with ThreadPoolExecutor(WORKERS) as pool:
-        runs = {
-            k: pool.submit(workers.dry_run, nested(k, changed(k, v, schema)))
-            for k, v in keys.items()
-        }
+        runs = {k: pool.submit(workers.dry_run, overlay(k, v, schema)) for k, v in keys.items()}
         runs = {k: plan(f.result()) for k, f in runs.items()}
     print(
         f"{len(runs)} dry runs in {time.perf_counter() - start:.0f} s ({WORKERS} in "
