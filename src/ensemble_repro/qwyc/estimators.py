@@ -246,6 +246,10 @@ class QuitWhenYouCan(_Cascade):
     partial score exceeds ``eps_plus_[r]``, with class 0 if it is below ``eps_minus_[r]``.
     The fitting set's differences from the full ensemble are at most floor(alpha * N).
 
+    Fitting cost, for T base models and N fitting examples: the joint ordering sorts every
+    remaining model's partial scores at every step, O(T² N log N) time with a T x N table in
+    memory; a fixed ordering sorts one row per step, O(T N log N).
+
     Parameters
     ----------
     alpha : float in [0, 1)
