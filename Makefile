@@ -51,11 +51,12 @@ jab qwyc knapsack figures data: check-config
 knapsack-costs: check-config
 	$(BIN)/snakemake --cores 1 knapsack_costs --forcerun knapsack_measure_costs --configfile $(CONFIG) --workflow-profile workflow/profiles/default
 
-report: $(STAMP)
+report: check-config
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
-## Check CONFIG, an overlay on config/config.yaml (YAML syntax with file and line, schema,
-## cross-field rules), without running.
+## Check CONFIG, an overlay on config/config.yaml (the file exists, YAML syntax with file and
+## line, schema, cross-field rules), without running; every target that passes CONFIG to
+## Snakemake runs it first (Snakemake's own answer to a missing --configfile is a traceback).
 check-config: $(STAMP)
 	$(BIN)/python -m ensemble_repro.config $(CONFIG)
 
@@ -74,7 +75,7 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest -m "not workflow and not cluster and not slow"
 
 ## Linters and format checks (`make format` applies the formatters).
-lint: $(LINT_STAMP)
+lint: $(LINT_STAMP) check-config
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/snakefmt --check Snakefile workflow/rules
@@ -85,11 +86,11 @@ format: $(LINT_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt Snakefile workflow/rules
 
-dry-run: $(STAMP)
+dry-run: check-config
 	$(BIN)/snakemake -n --configfile $(CONFIG)
 
 ## Estimated jobs, CPU-hours and wall time of CONFIG on CORES cores and on SLURM (runs nothing).
-estimate: $(STAMP)
+estimate: check-config
 	$(BIN)/python -m ensemble_repro.estimate --config $(CONFIG) --cores $(CORES)
 
 ## Compare the result tables of RESULTS with the record RECORD (exit 1 when they differ).
@@ -100,7 +101,7 @@ verify: $(STAMP)
 ## Publish a run (RESULTS, run with CONFIG on CORES cores) into RECORD: build its report, copy
 ## its small outputs, write RUN.md (SLICE names the part of the run; REPLACE=1 also deletes the
 ## slice's files the run no longer has; NOTES=file: the load while it ran).
-record: $(STAMP)
+record: check-config
 	$(BIN)/python -m ensemble_repro.record publish $(RESULTS) $(RECORD) --configfile $(CONFIG) \
 		--slice $(SLICE) --cores $(CORES) --build-report $(if $(NOTES),--notes $(NOTES)) \
 		$(if $(REPLACE),--replace)

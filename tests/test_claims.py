@@ -13,7 +13,6 @@ from ensemble_repro.claims import (
     VERDICTS,
     claims_of,
     read_claims,
-    scale_of,
 )
 from ensemble_repro.claims.build import write_jab_claims, write_verdicts
 from ensemble_repro.claims.table import claims_frame
@@ -24,8 +23,6 @@ def test_registry_has_three_claims_per_paper_with_rules_and_quotes():
         claims = claims_of(paper)
         assert len(claims) >= 3
         assert all(c.quote and c.rule and c.item for c in claims)
-    assert scale_of(["config/config.yaml"]) == "paper"
-    assert scale_of(["config/config.yaml", "config/smoke.yaml"]) == "smoke"
 
 
 # ------------------------------------------------------------------ tables and pages
@@ -60,7 +57,7 @@ def test_running_one_paper_keeps_the_others_verdicts(tmp_path):
             "timing_m_ratio": 0.6,
         },
         missing=[],
-        config_files=["config/smoke.yaml"],
+        scale="smoke",
     )
     files = {"jab": jab, "qwyc": qwyc, "knapsack": tmp_path / "knapsack" / "claims.csv"}
     out = tmp_path / "claims.csv"

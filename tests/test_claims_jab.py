@@ -206,7 +206,7 @@ def test_paper_page_is_generated_from_its_claims_rows(tmp_path):
             "timing_m_ratio": 0.6,
         },
         missing=[],
-        config_files=["config/quick.yaml"],
+        scale="quick",
         page=page,
     )
     claims = read_claims(tmp_path / "jab" / "claims.csv")

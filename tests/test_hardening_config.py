@@ -2,7 +2,10 @@
 shapes a YAML parser chokes on) and the cross-field checks, each error naming the file and
 the key or the line and column."""
 
+import re
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -120,11 +123,62 @@ def test_empty_file_refused_as_snakemake_refuses_it(tmp_path, capsys):
     assert status == 1 and f"config file {path} is empty (or only comments)" in err, err
 
 
-def test_missing_file_and_directory(tmp_path, capsys):
-    with pytest.raises(ConfigError, match=r"config file .*nope.yaml does not exist"):
-        load_yaml_file(tmp_path / "nope.yaml")
-    with pytest.raises(ConfigError, match=rf"config file {tmp_path} is a directory"):
+def test_missing_file_and_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as err:
+        load_yaml_file("nope.yaml")
+    assert str(err.value) == (
+        f"config file nope.yaml does not exist (looked for {tmp_path / 'nope.yaml'}): check "
+        f"the path ({tmp_path} holds no YAML file)"
+    )
+    (tmp_path / "quick.yaml").write_text("seed: 1\n")
+    with pytest.raises(
+        ConfigError,
+        match=r"^config file quik.yaml does not exist \(looked for "
+        r".*\): did you mean quick.yaml\?$",
+    ):
+        load_yaml_file("quik.yaml")
+    with pytest.raises(ConfigError, match=r"its directory nodir does not exist either"):
+        load_yaml_file("nodir/x.yaml")
+    with pytest.raises(ConfigError) as err:
         load_yaml_file(tmp_path)
+    assert str(err.value) == (
+        f"config file {tmp_path} is a directory: give the path of one YAML file such as "
+        f"{tmp_path / 'quick.yaml'} (--configfile takes files, later ones overriding earlier ones)"
+    )
+
+
+def _config_targets() -> dict[str, list[str]]:
+    """Makefile target -> its prerequisites, for every target whose recipe reads $(CONFIG)."""
+    targets, current = {}, None
+    for line in (REPO / "Makefile").read_text().splitlines():
+        rule = re.match(r"^([\w .-]+):(?!=)(.*)$", line)
+        if rule:
+            current = (rule[1].split(), rule[2].split())
+        elif line.startswith("\t") and current and "$(CONFIG)" in line:
+            targets.update(dict.fromkeys(current[0], current[1]))
+    targets.pop("check-config")
+    return targets
+
+
+def test_every_make_target_given_a_config_checks_it_first():
+    """Snakemake answers a missing --configfile, or a directory, with a traceback before it
+    reads the Snakefile: every make target passing CONFIG on runs check-config first."""
+    targets = _config_targets()
+    assert {"reproduce", "dry-run", "report", "estimate", "lint", "record"} <= set(targets)
+    assert not [t for t, prereqs in targets.items() if "check-config" not in prereqs]
+
+
+def test_make_dry_run_names_a_missing_config_without_a_traceback(tmp_path):
+    venv = Path(sys.prefix)
+    cmd = ["make", "-o", str(venv / ".installed"), "dry-run", "CONFIG=missing.yaml", f"VENV={venv}"]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert (
+        f"config file missing.yaml does not exist (looked for {REPO / 'missing.yaml'})"
+        in proc.stderr
+    ), proc.stderr
+    assert "snakemake" not in proc.stdout and "Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,12 @@
 
 import pandas as pd
 import pytest
+import yaml
+from workflow_helpers import SMOKE
 
+from ensemble_repro.claims.build import write_qwyc_claims
 from ensemble_repro.data import recipes
-from ensemble_repro.experiments import jab_report
+from ensemble_repro.experiments import jab_report, knapsack, qwyc
 from ensemble_repro.io import UnreadableFileError, read_parquet, write_parquet
 
 
@@ -42,3 +45,27 @@ def test_prepared_data_names_the_truncated_file(cells, tmp_path):
     bad.rename(tmp_path / "data" / "blog.parquet")
     with pytest.raises(UnreadableFileError, match=r"cannot read .*data/blog.parquet"):
         recipes.load("blog", results_dir=str(tmp_path))
+
+
+def test_qwyc_model_job_names_the_truncated_prepared_table(cells):
+    _, good, bad = cells
+    q = yaml.safe_load(SMOKE.read_text())["qwyc"]
+    with pytest.raises(UnreadableFileError, match=rf"cannot read {bad}: .*`rm {bad}`"):
+        qwyc.model_job("adult", q, 0, {"adult_train": bad, "adult_test": good})
+
+
+def test_knapsack_selection_names_the_truncated_votes(cells, tmp_path):
+    _, _, bad = cells
+    pool = tmp_path / "pool.csv"
+    pd.DataFrame({"member": ["a", "b", "c"], "p": [0.7, 0.8, 0.9], "flops": [1, 2, 3]}).to_csv(
+        pool, index=False
+    )
+    cfg = yaml.safe_load(SMOKE.read_text())["knapsack"]
+    with pytest.raises(UnreadableFileError, match=rf"cannot read {bad}: .*`rm {bad}`"):
+        knapsack.select_pool("sonar", cfg, 0, pool_path=pool, votes_path=bad)
+
+
+def test_qwyc_claims_name_the_truncated_rows_table(cells, tmp_path):
+    _, _, bad = cells
+    with pytest.raises(UnreadableFileError, match=rf"cannot read {bad}: .*`rm {bad}`"):
+        write_qwyc_claims([bad], [], [], [], [], tmp_path / "c.csv", qwyc_cfg={}, scale="smoke")

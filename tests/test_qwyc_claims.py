@@ -3,11 +3,15 @@ the bootstrap refits of ordering and thresholds (GBT fixed) and the timing runs;
 constructed inputs (holds, fails, inconclusive, the edges of its margin), the experiment side
 against naive recomputations, and the registry's rule text against the evaluator's margins."""
 
+import logging
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from qwyc_fixtures import adult_tables
+from qwyc_fixtures import qwyc_config as config
 
 from ensemble_repro.claims import margins
 from ensemble_repro.claims import qwyc as cq
@@ -396,53 +400,9 @@ def test_registry_rule_text_follows_a_changed_margin(monkeypatch):
 
 
 # ---------------------------------------------------------------- the experiment side
-def config(**over):
-    q = {
-        "budget_rule": "greedy_remaining",
-        "side_split": "joint",
-        "tie_break": "greedy_mse",
-        "fit_on": "train_full",
-        "n_splits": 2,
-        "n_refits": 3,
-        "decision_threshold": 0.0,
-        "alpha_grid": [0.0, 0.05],
-        "n_random_orders": 2,
-        "orderings": ["natural", "random"],
-        "sensitivity": [],
-        "smaller_ensembles": [4, 8],
-        "gbt": {
-            "n_estimators": 12,
-            "max_depth": {"adult": 3},
-            "learning_rates": [0.05, 0.5],
-            "validation_fraction": 0.25,
-            "min_samples_leaf": 20,
-        },
-        "fan": {
-            "gamma_grid": [0.5, 2.0],
-            "n_bins": 4,
-            "bin_kind": "quantile",
-            "stats_on_survivors": False,
-            "min_bin_count": 5,
-            "score": "margin",
-            "orderings": ["individual_mse"],
-        },
-        "timing": {"runs": 3, "target_differences": [0.05, 0.1]},
-    }
-    q.update(over)
-    return q
-
-
 @pytest.fixture(scope="module")
 def arrays(tmp_path_factory):
-    rng = np.random.default_rng(11)
-    tables = {}
-    for name, n in (("adult_train", 600), ("adult_test", 300)):
-        X = rng.normal(size=(n, 4))
-        y = (X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + rng.normal(scale=0.8, size=n) > 0).astype(int)
-        path = tmp_path_factory.mktemp("prep") / f"{name}.parquet"
-        pd.DataFrame(X, columns=list("abcd")).assign(target=y).to_parquet(path)
-        tables[name] = path
-    return ex.model_job("adult", config(), 7, tables)[2]
+    return ex.model_job("adult", config(), 7, adult_tables(tmp_path_factory.mktemp("prep")))[2]
 
 
 def test_main_split_is_the_rate_most_splits_choose():
@@ -555,3 +515,18 @@ def test_timing_every_distinct_fit_with_paired_runs(arrays):
     assert {"learning_rate", "split"} <= set(summary.columns)
     per = runs.groupby(["split", "method", "target_differences_pct"]).size()
     assert (per == q["timing"]["runs"]).all()
+
+
+@pytest.mark.parametrize("method", ["qwyc_random", "fan_individual_mse"])
+def test_sweep_progress_counts_every_split(arrays, caplog, method):
+    """The sweep counted its steps over every split against one split's total ("4/3 ...,
+    eta -1.0s" in the smoke run's log); a split reusing an earlier fit counts as done."""
+    caplog.set_level(logging.INFO)
+    ex.sweep_job(arrays, "adult", method, config(), 7)
+    counts = [
+        (int(m[1]), int(m[2]))
+        for r in caplog.records
+        if (m := re.search(rf"adult {method}\D* (\d+)/(\d+) ", r.getMessage()))
+    ]
+    assert counts and all(done <= total for done, total in counts), counts
+    assert counts[-1][0] == counts[-1][1]

@@ -6,6 +6,7 @@ claim rules: tests/test_qwyc_claims.py."""
 import numpy as np
 import pandas as pd
 import pytest
+from qwyc_fixtures import adult_tables, qwyc_config
 from sklearn.ensemble import HistGradientBoostingClassifier
 
 from ensemble_repro.experiments import qwyc as ex
@@ -13,53 +14,18 @@ from ensemble_repro.qwyc import QuitWhenYouCan
 
 
 def config(**over):
-    q = {
-        "budget_rule": "greedy_remaining",
-        "side_split": "joint",
-        "tie_break": "greedy_mse",
-        "fit_on": "train_full",
-        "n_splits": 2,
-        "decision_threshold": 0.0,
-        "alpha_grid": [0.0, 0.05],
-        "n_random_orders": 2,
+    """The fast test config with the natural ordering only and one sensitivity setting."""
+    base = {
         "orderings": ["natural"],
         "sensitivity": ["fit_on_train"],
-        "smaller_ensembles": [4, 8],
-        "gbt": {
-            "n_estimators": 12,
-            "max_depth": {"adult": 3},
-            "learning_rates": [0.05, 0.5],
-            "validation_fraction": 0.25,
-            "min_samples_leaf": 20,
-        },
-        "fan": {
-            "gamma_grid": [0.5, 2.0],
-            "n_bins": 4,
-            "bin_kind": "quantile",
-            "stats_on_survivors": False,
-            "min_bin_count": 5,
-            "score": "margin",
-            "orderings": ["individual_mse"],
-        },
         "timing": {"target_differences": [0.005, 0.01]},
     }
-    q.update(over)
-    return q
+    return qwyc_config(**(base | over))
 
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory):
-    """Adult-shaped prepared tables of a noisy synthetic problem (train 600, test 300 rows)."""
-    rng = np.random.default_rng(11)
-    out = {}
-    for name, n in (("adult_train", 600), ("adult_test", 300)):
-        X = rng.normal(size=(n, 4))
-        y = (X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + rng.normal(scale=0.8, size=n) > 0).astype(int)
-        df = pd.DataFrame(X, columns=list("abcd")).assign(target=y)
-        path = tmp_path_factory.mktemp("prep") / f"{name}.parquet"
-        df.to_parquet(path)
-        out[name] = path
-    return out
+    return adult_tables(tmp_path_factory.mktemp("prep"))
 
 
 @pytest.fixture(scope="module")

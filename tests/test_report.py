@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from workflow_helpers import SMOKE, workflow_env
 
+from ensemble_repro.claims.table import claim_row, claims_frame
 from ensemble_repro.io import write_csv
 from ensemble_repro.provenance import write_provenance
 from ensemble_repro.report import OutputPattern, build_index, caption_title, result_files
@@ -47,7 +48,16 @@ def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monke
         OutputPattern("jab_tables", "results/jab/tables/{table}.csv", str(cap)),
         OutputPattern("prepare", "results/data/{name}.json", None, "One tidy table."),
     ]
-    build_index("results", patterns, {"jab": str(pvo)}, "results/README.md", ["config/quick.yaml"])
+    # the verdicts' scales: a paper run now, one kept from an earlier run
+    row = claim_row(
+        "jab.coverage", "blog", ours="x", verdict="reproduced", interval="", n_repeats=1
+    )
+    made = [
+        claims_frame([row], scale=s, made_on=d)
+        for s, d in (("quick", "2026-12-01"), ("smoke", "2026-12-02"))
+    ]
+    write_csv(pd.concat(made), "results/claims.csv")
+    build_index("results", patterns, {"jab": str(pvo)}, "results/README.md")
     text = (tmp_path / "results" / "README.md").read_text()
     assert (
         "| `jab/tables/S2.csv` | Table S2 of the paper | `jab_tables` | seed 7; "
@@ -57,7 +67,7 @@ def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monke
     assert "| `jab/tables/S2.provenance.json` | provenance of `S2.csv` | `jab_tables` |" in text
     assert "| coverage 0.9 | 0.91 |" in text
     assert "x.log" not in text and ".S2.csv.tmp" not in text
-    assert "config/quick.yaml" in text
+    assert "(made at: quick scale, 2026-12-01; smoke scale, 2026-12-02)." in text
     files = [p.name for p in result_files("results")]
     assert "README.md" not in files and "S2.provenance.json" in files
 

@@ -151,6 +151,30 @@ def _line_column(text, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind(newline, 0, offset) + 1)
 
 
+def _yaml_files(directory: Path) -> list[Path]:
+    """The YAML files in ``directory``, sorted."""
+    return sorted(p for p in directory.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+
+
+def _missing_file(path: Path) -> str:
+    """Why ``path`` is not there: where it was looked for, and a close file name if any."""
+    where = "" if path.is_absolute() else f" (looked for {path.absolute()})"
+    if path.parent.is_dir():
+        names = [p.name for p in _yaml_files(path.parent)]
+        close = difflib.get_close_matches(path.name, names, n=1)
+        if close:
+            return (
+                f"config file {path} does not exist{where}: did you mean {path.parent / close[0]}?"
+            )
+        folder = path.absolute().parent
+        held = f"{folder} holds {', '.join(names)}" if names else f"{folder} holds no YAML file"
+        return f"config file {path} does not exist{where}: check the path ({held})"
+    return (
+        f"config file {path} does not exist{where}: its directory {path.parent} does not exist "
+        "either; a relative path is read from the directory the command runs in"
+    )
+
+
 def load_yaml_file(path: str | Path) -> Any:
     """Parse a YAML (or JSON) config file strictly; every failure names the file, line and column.
 
@@ -172,9 +196,14 @@ def load_yaml_file(path: str | Path) -> Any:
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"config file {path} does not exist; check the path") from None
+        raise ConfigError(_missing_file(Path(path))) from None
     except IsADirectoryError:
-        raise ConfigError(f"config file {path} is a directory; give a YAML file") from None
+        yaml_files = _yaml_files(Path(path))
+        inside = f" such as {yaml_files[0]}" if yaml_files else ""
+        raise ConfigError(
+            f"config file {path} is a directory: give the path of one YAML file{inside} "
+            f"(--configfile takes files, later ones overriding earlier ones)"
+        ) from None
     except OSError as err:
         raise ConfigError(f"config file {path} cannot be read: {err.strerror}") from None
     try:

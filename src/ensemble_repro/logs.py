@@ -38,8 +38,9 @@ class Progress:
         self.logger = logger or get_logger()
         self.start = time.perf_counter()
 
-    def step(self, detail: str = "") -> None:
-        self.done += 1
+    def step(self, detail: str = "", steps: int = 1) -> None:
+        """Count ``steps`` more done (steps skipped at no cost count too) and log."""
+        self.done += steps
         el = time.perf_counter() - self.start
         eta = el / self.done * (self.total - self.done)
         self.logger.info(

@@ -59,6 +59,32 @@ def check_generator(random_state, name: str = "random_state") -> np.random.Gener
     )
 
 
+def validate_random_state(random_state, name: str = "random_state") -> None:
+    """Refuse, as :func:`check_generator` does, a ``random_state`` of the wrong kind, without
+    drawing from it (for an estimator whose settings may leave it unused).
+
+    Parameters
+    ----------
+    random_state : object
+        The argument.
+    name : str, default="random_state"
+        Argument name used in error messages.
+
+    Examples
+    --------
+    >>> from ensemble_repro.rng import validate_random_state
+    >>> validate_random_state(7)
+    >>> validate_random_state("7")
+    Traceback (most recent call last):
+    ...
+    ValueError: random_state must be None, an int in [0, 2**32 - 1], a numpy RandomState or \
+Generator; got '7' of type str
+    """
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        return  # check_generator would draw from these
+    check_generator(random_state, name)
+
+
 def check_random_state(random_state) -> np.random.RandomState:
     """The ``RandomState`` a ``random_state`` argument stands for.
 

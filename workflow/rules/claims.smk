@@ -12,16 +12,24 @@ from ensemble_repro.claims import (
     VERDICT_MD,
     VERDICT_SUMMARY_RST,
     paper_claims_csv,
+    scale_label,
 )
 from ensemble_repro.claims.captions import jab_figure_caption, jab_figure_labels  # jab.smk
 from ensemble_repro.claims.forest import FOREST_FIGURE
+from ensemble_repro.claims.registry import SCALE_ENV, shipped_scales
+from ensemble_repro.experiments.rule_keys import verdict_keys
 
-# Config files of this run: claims rows say at which scale (smoke / quick / paper) they were made.
-# relative to the working directory, so the verdicts' scale (and the rerun trigger of the rules
-# reading it) does not depend on where the run directory lives
+# Config files of this run, relative to the working directory (named in messages).
 CONFIG_FILES = [
     os.path.relpath(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)
 ]
+# The scale each paper's claims rows were made at (smoke / quick / paper / custom), told from
+# the config values its verdicts rest on; read by the claims scripts from the environment, not
+# from params, so that a config file changing none of those values reruns no claims job.
+SHIPPED_SCALES = shipped_scales(Path(workflow.basedir) / "config")
+os.environ[SCALE_ENV] = json.dumps(
+    {p: scale_label(config, verdict_keys(p, config), SHIPPED_SCALES) for p in PAPERS}
+)
 
 
 rule jab_claims:
@@ -47,7 +55,6 @@ rule jab_claims:
     params:
         cfg=rule_params("jab_claims"),
         missing=JAB_MISSING,
-        config_files=CONFIG_FILES,
     script:
         "../scripts/claims_jab.py"
 
@@ -80,7 +87,6 @@ rule qwyc_claims:
         runtime=5,
     params:
         cfg=rule_params("qwyc_claims"),
-        config_files=CONFIG_FILES,
     script:
         "../scripts/claims_qwyc.py"
 
@@ -110,7 +116,6 @@ rule knapsack_claims:
         runtime=5,
     params:
         cfg=rule_params("knapsack_claims"),
-        config_files=CONFIG_FILES,
     script:
         "../scripts/claims_knapsack.py"
 

@@ -37,13 +37,15 @@ rule paper_vs_ours:
 
 
 rule results_index:
-    """results/README.md: each output file, the paper item it regenerates, its rule and provenance."""
+    """results/README.md: each output file, the paper item it regenerates, its rule and
+    provenance, and the scales the verdicts were made at."""
     input:
         [prepared(n) for n in DATA.available],
         jab_targets(),
         qwyc_targets(),
         knapsack_targets(),
         VERDICT_MD,
+        CLAIMS_CSV,
     output:
         report(
             "results/README.md",
@@ -62,6 +64,5 @@ rule results_index:
     params:
         catalogue=output_catalogue(),
         papers=paper_vs_ours_files(),
-        config_files=CONFIG_FILES,
     script:
         "../scripts/report_index.py"

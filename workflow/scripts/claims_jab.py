@@ -6,6 +6,7 @@ from ensemble_repro.logs import setup_logging
 setup_logging(snakemake.log[0])
 
 from ensemble_repro.claims.build import write_jab_claims  # noqa: E402
+from ensemble_repro.claims.registry import run_scale  # noqa: E402
 
 p = snakemake.params
 write_jab_claims(
@@ -16,6 +17,6 @@ write_jab_claims(
     snakemake.output.claims,
     jab_cfg=p.cfg["jab"],
     missing=p.missing,
-    config_files=p.config_files,
+    scale=run_scale("jab"),
     page=snakemake.output.page,
 )

@@ -5,6 +5,7 @@ from ensemble_repro.logs import setup_logging
 setup_logging(snakemake.log[0])
 
 from ensemble_repro.claims.build import write_knapsack_claims  # noqa: E402
+from ensemble_repro.claims.registry import run_scale  # noqa: E402
 
 i, params = snakemake.input, snakemake.params.cfg
 write_knapsack_claims(
@@ -12,5 +13,5 @@ write_knapsack_claims(
     snakemake.output[0],
     knapsack_cfg=params["knapsack"],
     seed=params["seed"],
-    config_files=snakemake.params.config_files,
+    scale=run_scale("knapsack"),
 )

@@ -5,6 +5,7 @@ from ensemble_repro.logs import setup_logging
 setup_logging(snakemake.log[0])
 
 from ensemble_repro.claims.build import write_qwyc_claims  # noqa: E402
+from ensemble_repro.claims.registry import run_scale  # noqa: E402
 
 i = snakemake.input
 write_qwyc_claims(
@@ -15,5 +16,5 @@ write_qwyc_claims(
     i.sensitivity,
     snakemake.output[0],
     qwyc_cfg=snakemake.params.cfg["qwyc"],
-    config_files=snakemake.params.config_files,
+    scale=run_scale("qwyc"),
 )

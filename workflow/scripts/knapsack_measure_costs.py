@@ -7,17 +7,15 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-import pandas as pd  # noqa: E402
-
 from ensemble_repro.experiments.knapsack_costs import measured_costs, pool_key  # noqa: E402
-from ensemble_repro.io import write_csv  # noqa: E402
+from ensemble_repro.io import read_parquet, write_csv  # noqa: E402
 from ensemble_repro.knapsack.pools import build_pool  # noqa: E402
 
 warnings.filterwarnings("ignore", category=UserWarning)  # MLP/SGD convergence notices
 warnings.filterwarnings("ignore", category=FutureWarning)
 params = snakemake.params.cfg
 cfg, seed = params["knapsack"], params["seed"]
-table = pd.read_parquet(snakemake.input.table)
+table = read_parquet(snakemake.input.table)
 repeats = cfg["pool_timing_repeats"]
 pool, _ = build_pool(
     table.drop(columns="target"),

@@ -6,10 +6,8 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-import pandas as pd  # noqa: E402
-
 from ensemble_repro.experiments.knapsack_costs import pool_key, read_costs, with_costs  # noqa: E402
-from ensemble_repro.io import write_csv, write_parquet  # noqa: E402
+from ensemble_repro.io import read_parquet, write_csv, write_parquet  # noqa: E402
 from ensemble_repro.knapsack.pools import build_pool  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
 
@@ -17,7 +15,7 @@ warnings.filterwarnings("ignore", category=UserWarning)  # MLP/SGD convergence n
 warnings.filterwarnings("ignore", category=FutureWarning)
 params, inp = snakemake.params.cfg, snakemake.input
 cfg, seed = params["knapsack"], params["seed"]
-table = pd.read_parquet(inp.table)
+table = read_parquet(inp.table)
 pool, correct = build_pool(
     table.drop(columns="target"),
     table["target"],

@@ -8,5 +8,4 @@ build_index(
     patterns,
     snakemake.params.papers,
     snakemake.output[0],
-    config_files=snakemake.params.config_files,
 )

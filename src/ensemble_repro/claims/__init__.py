@@ -20,7 +20,7 @@ from .registry import (
     Claim,
     claims_of,
     paper_claims_csv,
-    scale_of,
+    scale_label,
 )
 from .rules import (
     INCONCLUSIVE,
@@ -74,7 +74,7 @@ __all__ = [
     "robust_across",
     "robust_to",
     "run_independent",
-    "scale_of",
+    "scale_label",
     "t_interval",
     "wilson",
 ]

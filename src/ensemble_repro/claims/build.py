@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..io import read_parquet
 from . import jab, knapsack, qwyc
-from .registry import PAPERS, scale_of
+from .registry import PAPERS
 from .render import summary_rst, verdict_html, verdict_markdown
 from .table import claims_frame, merge_claims
 
@@ -29,14 +30,13 @@ def _read(path: PathLike) -> pd.DataFrame:
         return pd.DataFrame()
 
 
-def _write(
-    rows: list[dict], out: PathLike, config_files: Iterable[str], page: PathLike | None = None
-) -> None:
-    """A paper's claims table and, when ``page`` is given, its own verdict page (Markdown,
-    generated from the same rows as the merged one: :func:`render.verdict_markdown`)."""
+def _write(rows: list[dict], out: PathLike, scale: str, page: PathLike | None = None) -> None:
+    """A paper's claims table, its rows labelled with ``scale`` (:func:`registry.scale_label`),
+    and, when ``page`` is given, its own verdict page (Markdown, generated from the same rows as
+    the merged one: :func:`render.verdict_markdown`)."""
     from ..io import write_csv, write_text
 
-    df = claims_frame(rows, scale=scale_of(config_files), made_on=today())
+    df = claims_frame(rows, scale=scale, made_on=today())
     write_csv(df, out)
     if page is not None:
         title = PAPERS[df["paper"].iloc[0]] if len(df) else "no claims"
@@ -57,7 +57,7 @@ def write_jab_claims(
     *,
     jab_cfg: Mapping,
     missing: Sequence[str],
-    config_files: Iterable[str],
+    scale: str,
     page: PathLike | None = None,
 ) -> None:
     """``results/jab/claims.csv`` (and the paper's verdict page ``page``) from main.csv,
@@ -73,7 +73,7 @@ def write_jab_claims(
         aggregations=jab_cfg["aggregations"],
         timing_m_ratio=jab_cfg["timing_m_ratio"],
     )
-    _write(rows, out, config_files, page)
+    _write(rows, out, scale, page)
 
 
 def write_qwyc_claims(
@@ -85,7 +85,7 @@ def write_qwyc_claims(
     out: PathLike,
     *,
     qwyc_cfg: Mapping,
-    config_files: Iterable[str],
+    scale: str,
 ) -> None:
     """``results/qwyc/claims.csv`` from each data set's per-test-row tables of the main fit
     (``rows/<method>.parquet``, the smaller GBTs' included), bootstrap refits, timing tables and
@@ -93,10 +93,10 @@ def write_qwyc_claims(
     main: dict[str, list[pd.DataFrame]] = {}
     sens: dict[str, dict[str, pd.DataFrame]] = {}
     for p in rows:
-        main.setdefault(Path(p).parent.parent.name, []).append(pd.read_parquet(p))
+        main.setdefault(Path(p).parent.parent.name, []).append(read_parquet(p))
     for p in sensitivity_rows:
         setting = Path(p).stem.removeprefix("sensitivity_")
-        sens.setdefault(Path(p).parent.parent.name, {})[setting] = pd.read_parquet(p)
+        sens.setdefault(Path(p).parent.parent.name, {})[setting] = read_parquet(p)
     rows_by_ds = {
         ds: pd.concat([f.assign(method=f["method"].astype(str)) for f in fs], ignore_index=True)
         for ds, fs in main.items()
@@ -111,7 +111,7 @@ def write_qwyc_claims(
         n_trees=qwyc_cfg["gbt"]["n_estimators"],
         target_differences=qwyc_cfg["timing"]["target_differences"],
     )
-    _write(out_rows, out, config_files)
+    _write(out_rows, out, scale)
 
 
 def write_knapsack_claims(
@@ -120,7 +120,7 @@ def write_knapsack_claims(
     *,
     knapsack_cfg: Mapping,
     seed: int,
-    config_files: Iterable[str],
+    scale: str,
 ) -> None:
     """``results/knapsack/claims.csv`` from the knapsack tables: ``inputs`` maps ``worked``,
     ``rates``, ``lemma``, ``greedy``, ``sizes`` and ``beta_fit`` to their CSV files, ``runs``
@@ -135,14 +135,14 @@ def write_knapsack_claims(
         evaluations=knapsack_cfg["adversarial"]["evaluations"],
         stop_variants=rule_variants(knapsack_cfg)[1:],
         uci_pools=knapsack_cfg["datasets"],
-        votes={Path(p).stem.removesuffix("_votes"): pd.read_parquet(p) for p in inputs["votes"]},
+        votes={Path(p).stem.removesuffix("_votes"): read_parquet(p) for p in inputs["votes"]},
         lemma=_read(inputs["lemma"]),
         greedy=_read(inputs["greedy"]),
         sizes=_read(inputs["sizes"]),
         beta_fit=_read(inputs["beta_fit"]),
         seed=seed,
     )
-    _write(rows, out, config_files)
+    _write(rows, out, scale)
 
 
 def write_verdicts(

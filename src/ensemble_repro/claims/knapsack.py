@@ -9,7 +9,7 @@ run: an interval over what repeats (seeds, runs, pool draws, test rows) decides
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -97,6 +97,11 @@ def _row(
         band=band,
         repeats_needed=need,
     )
+
+
+def _effect_row(claim_id, dataset, iv: Interval, **kw):
+    """A claims row resting on one interval: ``iv`` is its interval, effect and repeats."""
+    return _row(claim_id, dataset, interval=iv, n=iv.n, effect=iv, **kw)
 
 
 # ---------------------------------------------------------------- section II: worked example
@@ -217,14 +222,12 @@ def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str, evaluations: int) -> 
             verdict, ours, iv = verdicts[(s, m)]
             label = "primary reading" if i == 0 else "sensitivity reading"
             rows.append(
-                _row(
+                _effect_row(
                     "knapsack.mc_vs_sa",
                     f"adversarial pool n={n}: MC {s}, SA {m} ({label})",
+                    iv,
                     ours=ours,
                     verdict=verdict,
-                    interval=iv,
-                    n=iv.n,
-                    effect=iv,
                     band=band,
                     robust=robust_to(primary, flips) if i == 0 else "-",
                 )
@@ -332,6 +335,35 @@ def _overall(ivs: Mapping[str, Interval | None]) -> tuple[Interval | None, str]:
     halves = [(v.high - v.low) / 2 for v in ivs if v.bounded and v.high > v.low]
     floor = min(halves) if halves else MIN_HALF_WIDTH
     return random_effects([_with_spread(v, floor) for v in ivs])
+
+
+def _overall_rows(
+    claim_id: str,
+    ivs: Mapping[str, Interval],
+    effect: str,
+    decide: Callable[[Interval], str],
+    band: tuple[float, float],
+) -> list[dict]:
+    """The all-pools row of a claim decided on one effect per pool: the random-effects
+    estimate over the pools' intervals ``ivs``, judged by ``decide`` (none with fewer than
+    two pools)."""
+    re, note = _overall(ivs)
+    if re is None:
+        return []
+    ours = f"{effect} {re.estimate:+.4f} over {len(ivs)} pools ({note})"
+    return [
+        _row(
+            claim_id,
+            "all pools (random effects)",
+            ours=ours,
+            verdict=decide(re),
+            interval=re,
+            n=len(ivs),
+            effect=re,
+            band=band,
+            unit="runs per pool",
+        )
+    ]
 
 
 #: Half-width given to pools' intervals without spread (every run tied) when no pool has any
@@ -443,34 +475,24 @@ def _search_rows(
                 civ = competitive(g)
                 flips[k] = one_sided(civ, low=-KN_COMPETITIVE_MARGIN) if civ else "not testable"
         rows.append(
-            _row(
+            _effect_row(
                 "knapsack.ss_competitive",
                 pool,
+                iv,
                 ours=f"SS - SA best q {iv.estimate:+.4f} over {iv.n} runs in unsaturated cells",
                 verdict=verdict,
-                interval=iv,
-                n=iv.n,
-                effect=iv,
                 band=band,
                 robust=robust_to(verdict, flips),
                 unit="runs",
             )
         )
-    re, note = _overall(comp)
-    if re is not None:
-        rows.append(
-            _row(
-                "knapsack.ss_competitive",
-                "all pools (random effects)",
-                ours=f"SS - SA best q {re.estimate:+.4f} over {len(comp)} pools ({note})",
-                verdict=one_sided(re, low=-KN_COMPETITIVE_MARGIN),
-                interval=re,
-                n=len(comp),
-                effect=re,
-                band=band,
-                unit="runs per pool",
-            )
-        )
+    rows += _overall_rows(
+        "knapsack.ss_competitive",
+        comp,
+        "SS - SA best q",
+        lambda re: one_sided(re, low=-KN_COMPETITIVE_MARGIN),
+        band,
+    )
     # ---- sa_initial_conditions
     band = (-KN_INIT_MARGIN, KN_INIT_MARGIN)
     for pool, (r, settings) in splits.items():
@@ -490,37 +512,26 @@ def _search_rows(
             init[pool] = iv
             verdict = equivalence(iv, -KN_INIT_MARGIN, KN_INIT_MARGIN)
             rows.append(
-                _row(
+                _effect_row(
                     "knapsack.sa_initial_conditions",
                     pool,
+                    iv,
                     ours=(
                         f"SA best q from the {k.removeprefix(INIT_SETTING)} start minus from "
                         f"the configured start {iv.estimate:+.4f} over {iv.n} runs"
                     ),
                     verdict=verdict,
-                    interval=iv,
-                    n=iv.n,
-                    effect=iv,
                     band=band,
                     unit="runs",
                 )
             )
-    re, note = _overall(init)
-    if re is not None:
-        rows.append(
-            _row(
-                "knapsack.sa_initial_conditions",
-                "all pools (random effects)",
-                ours=f"start effect on SA's best q {re.estimate:+.4f} over {len(init)} pools "
-                f"({note})",
-                verdict=equivalence(re, -KN_INIT_MARGIN, KN_INIT_MARGIN),
-                interval=re,
-                n=len(init),
-                effect=re,
-                band=band,
-                unit="runs per pool",
-            )
-        )
+    rows += _overall_rows(
+        "knapsack.sa_initial_conditions",
+        init,
+        "start effect on SA's best q",
+        lambda re: equivalence(re, -KN_INIT_MARGIN, KN_INIT_MARGIN),
+        band,
+    )
     return rows
 
 
@@ -636,18 +647,16 @@ def _size_rows(sizes: pd.DataFrame) -> list[dict]:
         s = sizes[sizes["n"] == n]
         ratio22 = float(np.exp(np.log(s["ell_poisson"] / s["ell_time_profile"]).mean()))
         rows.append(
-            _row(
+            _effect_row(
                 "knapsack.eq33_sizes",
                 f"synthetic n={n}",
+                iv,
                 ours=(
                     f"eq. (33) size / mean fill size {math.exp(iv.estimate):.2f}x "
                     f"[{math.exp(iv.low):.2f}, {math.exp(iv.high):.2f}] over {iv.n} pool "
                     f"draws; eq. (33) / eq. (22) (time-profile mean) {ratio22:.2f}x"
                 ),
                 verdict=verdict,
-                interval=iv,
-                n=iv.n,
-                effect=iv,
                 band=band,
                 unit="pool draws",
             )
@@ -770,15 +779,13 @@ def evaluate(
         if iv is None:
             continue
         rows.append(
-            _row(
+            _effect_row(
                 "knapsack.independence",
                 pool,
+                iv,
                 ours=f"model q (test-row member accuracies) - held-out vote accuracy "
                 f"{iv.estimate:+.4f} over {iv.n} test rows",
                 verdict=equivalence(iv, *band),
-                interval=iv,
-                n=iv.n,
-                effect=iv,
                 band=band,
                 unit="test rows",
             )

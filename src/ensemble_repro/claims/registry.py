@@ -9,7 +9,9 @@ the workflow rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,8 +84,15 @@ COLUMNS = (
     "band_high",
     "effect_log",
 )
-#: Scale names of the shipped config files.
+#: Scale names of the shipped config files (``config/<stem>.yaml``).
 SCALES = {"config": "paper", "quick": "quick", "smoke": "smoke"}
+#: Environment variable holding each paper's scale label as JSON, set when the workflow is
+#: parsed (``workflow/rules/claims.smk``). The label is made from the values the verdicts rest
+#: on, and any change of those reruns the claims anyway: as a param it would only add reruns.
+SCALE_ENV = "ENSEMBLE_REPRO_SCALES"
+#: Changed keys a custom scale label names before "and N more".
+SCALE_KEYS_SHOWN = 3
+_MISSING = object()
 
 
 def paper_claims_csv(paper: str) -> str:
@@ -93,22 +102,88 @@ def paper_claims_csv(paper: str) -> str:
     return f"results/{paper}/claims.csv"
 
 
-def scale_of(config_files: Iterable[str]) -> str:
-    """Which config made the numbers: ``smoke``, ``quick``, ``paper`` or the config's file name
-    (the last file given wins, as in Snakemake).
+def shipped_scales(config_dir: str | Path) -> dict[str, dict]:
+    """The shipped config files as a run reads them (each over ``config.yaml``), by scale name.
+
+    Parameters
+    ----------
+    config_dir : str or Path
+        The directory holding ``config.yaml``, ``quick.yaml`` and ``smoke.yaml``.
+
+    Returns
+    -------
+    dict
+        Scale name (:data:`SCALES`) -> config.
+    """
+    from ..config import load_yaml_file, merge
+
+    config_dir = Path(config_dir)
+    return {
+        scale: merge(
+            load_yaml_file(config_dir / "config.yaml"),
+            load_yaml_file(config_dir / f"{stem}.yaml") if stem != "config" else {},
+        )
+        for stem, scale in SCALES.items()
+    }
+
+
+def _value(config: Mapping, dotted: str):
+    node = config
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node
+
+
+def scale_label(config: Mapping, keys: Iterable[str], shipped: Mapping[str, Mapping]) -> str:
+    """Which config made a paper's verdicts, told from the config values they rest on.
+
+    Parameters
+    ----------
+    config : mapping
+        The run's config.
+    keys : iterable of str
+        The dotted keys the verdicts rest on
+        (:func:`ensemble_repro.experiments.rule_keys.verdict_keys`).
+    shipped : mapping
+        Scale name -> config of the shipped config files (:func:`shipped_scales`).
+
+    Returns
+    -------
+    str
+        The first scale whose config agrees with ``config`` on every key; else
+        ``custom (<nearest>; changed: <keys>)``, the scale differing on the fewest keys and
+        those keys (the first :data:`SCALE_KEYS_SHOWN`). Keys no verdict rests on (how data
+        are fetched, another paper's settings) never change it.
 
     Examples
     --------
-    >>> scale_of(["config/config.yaml", "config/quick.yaml"])
-    'quick'
-    >>> scale_of(["my/laptop.yaml"])
-    'laptop.yaml'
+    >>> shipped = {"paper": {"seed": 1, "jab": {"n_trials": 20}},
+    ...            "smoke": {"seed": 1, "jab": {"n_trials": 2}}}
+    >>> run = {"seed": 1, "jab": {"n_trials": 2}, "data": {"timeout_seconds": 5}}
+    >>> scale_label(run, ["seed", "jab.n_trials"], shipped)
+    'smoke'
+    >>> scale_label({**run, "seed": 7}, ["seed", "jab.n_trials"], shipped)
+    'custom (smoke; changed: seed)'
     """
-    files = [str(f) for f in config_files]
-    if not files:
-        return "paper"
-    last = Path(files[-1])
-    return SCALES.get(last.stem, last.name) if last.suffix in (".yaml", ".yml") else last.name
+    keys = list(keys)
+    changed = {
+        scale: [k for k in keys if _value(config, k) != _value(cfg, k)]
+        for scale, cfg in shipped.items()
+    }
+    nearest = min(changed, key=lambda s: len(changed[s]))
+    diff = changed[nearest]
+    if not diff:
+        return nearest
+    shown = ", ".join(diff[:SCALE_KEYS_SHOWN])
+    more = len(diff) - SCALE_KEYS_SHOWN
+    return f"custom ({nearest}; changed: {shown}{f' and {more} more' if more > 0 else ''})"
+
+
+def run_scale(paper: str) -> str:
+    """The scale label of ``paper``'s verdicts in the running workflow (:data:`SCALE_ENV`)."""
+    return json.loads(os.environ[SCALE_ENV])[paper]
 
 
 @dataclass(frozen=True)

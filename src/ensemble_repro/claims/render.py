@@ -31,6 +31,11 @@ _VERDICT_CLASS = {
 }
 
 
+def made_at(df: pd.DataFrame) -> list[str]:
+    """The scales and dates claim rows were made at, e.g. ``['smoke scale, 2026-12-01']``."""
+    return sorted({f"{r.scale} scale, {r.made_on}" for r in df.itertuples()})
+
+
 def summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per paper: how many claim rows got each verdict, with the scale(s) and date(s) made at."""
     rows = []
@@ -40,9 +45,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
             continue
         row = {"paper": title}
         row.update({v: int((sub["verdict"] == v).sum()) for v in VERDICTS})
-        row["made at"] = ", ".join(
-            sorted({f"{r.scale} scale, {r.made_on}" for r in sub.itertuples()})
-        )
+        row["made at"] = ", ".join(made_at(sub))
         rows.append(row)
     return pd.DataFrame(rows, columns=["paper", *VERDICTS, "made at"])
 

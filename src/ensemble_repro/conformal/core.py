@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from . import kernels
+from .validation import check_alpha, check_bool, check_positive_int
 
 AGGREGATIONS = ("mean", "median", "trimmed_mean")
 METHODS = ("plus", "minmax")
@@ -40,6 +41,12 @@ def binomial_probability(n: int, m: int, replace: bool) -> float:
     >>> round(binomial_probability(9, 10, True), 4), binomial_probability(9, 6, False)
     (0.3487, 0.4)
     """
+    n, m = check_positive_int("n", n), check_positive_int("m", m)
+    if not check_bool("replace", replace) and m > n + 1:
+        raise ValueError(
+            f"m must be at most n + 1 = {n + 1} without replacement (a subsample of the n + 1 "
+            f"points); got {m}"
+        )
     return (1.0 - 1.0 / (n + 1)) ** m if replace else 1.0 - m / (n + 1)
 
 
@@ -66,6 +73,7 @@ def draw_n_resamples(n_resamples: int, n: int, m: int, replace: bool, rng) -> in
     >>> draw_n_resamples(100, 40, 40, True, np.random.RandomState(0))
     43
     """
+    n_resamples = check_positive_int("n_resamples", n_resamples)
     return int(rng.binomial(n_resamples, binomial_probability(n, m, replace)))
 
 
@@ -101,13 +109,25 @@ def paper_n_resamples(target: int, n: int, m: int, matched: str, replace: bool =
     >>> paper_n_resamples(20, 40, 24, "loo", replace=False)
     120
     """
+    if matched not in ("loo", "fits"):
+        raise ValueError(f"matched must be 'loo' or 'fits', got {matched!r}")
+    target = check_positive_int("target", target)
     p = binomial_probability(n, m, replace)
     if matched == "loo":
         excluded = (1.0 - 1.0 / n) ** m if replace else 1.0 - m / n
+        if p * excluded <= 0:
+            raise ValueError(
+                f"matched='loo' needs resamples that can miss a point of the n = {n}: got "
+                f"m = {m}{' without replacement' if not replace else ''} (give n >= 2 and, "
+                "without replacement, m < n)"
+            )
         return int(math.floor(target / (p * excluded)))
-    if matched == "fits":
-        return int(math.floor(target / p))
-    raise ValueError(f"matched must be 'loo' or 'fits', got {matched!r}")
+    if p <= 0:
+        raise ValueError(
+            f"matched='fits' needs resamples that can miss a point: m = {m} without "
+            f"replacement takes all n + 1 = {n + 1} (give m <= n)"
+        )
+    return int(math.floor(target / p))
 
 
 def draw_resamples(n: int, m: int, n_resamples: int, replace: bool, rng) -> np.ndarray:
@@ -319,6 +339,11 @@ def quantile_ranks(n: int, alpha: float) -> tuple[int, int]:
     >>> quantile_ranks(19, 0.1), quantile_ranks(9, 0.1)
     ((2, 18), (1, 9))
     """
+    n = check_positive_int("n", n)
+    alphas, scalar = check_alpha(alpha)
+    if not scalar:
+        raise ValueError(f"alpha must be one number strictly between 0 and 1; got {alpha!r}")
+    alpha = alphas[0]
     lo = math.floor(alpha * (n + 1) * (1 + 1e-10))
     hi = math.ceil((1 - alpha) * (n + 1) * (1 - 1e-10))
     return lo, hi

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims.margins import KN_LOSS_MARGIN, KN_SATURATED
+from ..io import read_parquet
 from ..knapsack import (
     STRATEGIES,
     affordable_size,
@@ -742,7 +743,7 @@ def select_pool(
         costs, correct = {None: t}, None
     else:
         pool = pd.read_csv(pool_path)
-        correct = pd.read_parquet(votes_path)[list(pool["member"])]
+        correct = read_parquet(votes_path)[list(pool["member"])]
         p = pool["p"].to_numpy()
         kinds = [cfg["cost"], *cfg["cost_sensitivity"]]
         costs = {kind: pool_costs(pool, kind) for kind in kinds}
@@ -827,7 +828,7 @@ def write_summary_figures(
     for runs_path, traces_path, pdf, png in convergence:
         pool_runs = read_runs([runs_path])
         kp.convergence_figure(
-            pd.read_parquet(traces_path), pool_runs, pool_runs["pool"].iloc[0], pdf, png
+            read_parquet(traces_path), pool_runs, pool_runs["pool"].iloc[0], pdf, png
         )
     primary = rule_variants(cfg)[1:2]
     kp.savings_figure(savings[savings["rule"].isin(primary)], *savings_figure)

@@ -25,6 +25,7 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
+from ..io import read_parquet
 from ..logs import Progress, get_logger
 from ..qwyc import FanEarlyStopping, QuitWhenYouCan, flatten_model
 from ..qwyc.cascade import partial_sums
@@ -81,7 +82,7 @@ def switches(q: dict) -> dict:
 
 # ------------------------------------------------------------------ data and GBT
 def _read_prepared(path) -> tuple[pd.DataFrame, pd.Series]:
-    df = pd.read_parquet(path)
+    df = read_parquet(path)
     return df.drop(columns="target"), df["target"]
 
 
@@ -545,14 +546,14 @@ def sweep_job(
         random = draws_per_split(method)
         n_splits = n_splits_of(views.arrays)
         keep = main_split(views.arrays, q) if per_row is not None else None
-        prog = Progress(len(grid) * reps, f"{dataset} {method} (per split)", log)
+        prog = Progress(len(grid) * reps * n_splits, f"{dataset} {method}", log)
         done: dict[tuple, list[dict]] = {}
         rows = []
         for split in range(n_splits):
             v = views.view(split, q)
             if v.key in done and not random:
                 rows += [{**r, "split": split} for r in done[v.key]]
-                log.info("%s %s split %d: same fit as an earlier split", dataset, method, split)
+                prog.step(f"split {split}: same fit as an earlier split", len(grid) * reps)
                 continue
             beta = q["decision_threshold"]
             full_test = sequential_sum(v.base, v.F_test) >= beta

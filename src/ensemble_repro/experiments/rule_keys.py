@@ -11,6 +11,7 @@ against dry runs for every key of the smoke config.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 
 from .names import SYNTHETIC_PREFIX
@@ -220,9 +221,34 @@ DAG_PARAM_RULES = (
     "results_index",
 )
 
-#: Rules whose params name the run's config files (the verdicts' scale, the results index):
-#: a new overlay file reruns them (and the verdict pages gathering the claims).
-CONFIG_FILE_RULES = ("jab_claims", "qwyc_claims", "knapsack_claims", "results_index")
+#: Each paper's claims rule and every rule whose outputs its verdicts are computed from
+#: (``tests/test_hardening_scale.py`` checks them against the rule graph): the keys they read
+#: make the verdicts' scale label (:func:`verdict_keys`).
+VERDICT_RULES = {
+    "jab": (
+        "jab_main_cell",
+        "jab_jplus_cell",
+        "jab_fixed_vs_random_cell",
+        "jab_without_replacement_cell",
+        "jab_collect",
+        "jab_claims",
+    ),
+    "qwyc": (
+        "qwyc_model",
+        "qwyc_sweep",
+        "qwyc_sensitivity",
+        "qwyc_timing",
+        "qwyc_refits",
+        "qwyc_claims",
+    ),
+    "knapsack": (
+        "knapsack_examples",
+        "knapsack_pool",
+        "knapsack_select",
+        "knapsack_summary",
+        "knapsack_claims",
+    ),
+}
 
 #: How raw files are fetched. Every file is checked against its pinned sha256, so these
 #: change no result and rerun nothing; the fetch jobs read them from the environment
@@ -263,3 +289,33 @@ def job_keys(rule: str, wildcards: Mapping[str, str] | None = None) -> list[str]
 def reads(declared: str, key: str) -> bool:
     """Whether a declared key (a value or a section) covers the dotted config key ``key``."""
     return key == declared or key.startswith(declared + ".") or declared.startswith(key + ".")
+
+
+def verdict_keys(paper: str, config: Mapping) -> list[str]:
+    """The config keys a paper's verdicts rest on in this config: those read by the jobs of
+    its :data:`VERDICT_RULES` (for the configured data sets and pools) and those shaping its
+    job list (:data:`DAG_KEYS` of its section).
+
+    A change of any of them reruns the paper's claims job (through its params or its inputs),
+    so a label made from their values is never stale.
+
+    Examples
+    --------
+    >>> cfg = {"qwyc": {"datasets": ["adult"]}, "knapsack": {"datasets": ["sonar"],
+    ...        "synthetic": {"sizes": [20]}}}
+    >>> keys = verdict_keys("qwyc", cfg)
+    >>> "qwyc.gbt.max_depth.adult" in keys, "qwyc.gbt.max_depth.nomao" in keys
+    (True, False)
+    >>> "knapsack.cost" in verdict_keys("knapsack", cfg), "jab.alpha" in keys
+    (True, False)
+    """
+    kn = config["knapsack"]
+    pools = list(kn["datasets"]) + [f"{SYNTHETIC_PREFIX}{n}" for n in kn["synthetic"]["sizes"]]
+    # every combination of the wildcard values; a wildcard without values (no pool) is left
+    # out, and then every key that depends on it counts
+    values = {
+        w: v for w, v in {"qwyc_data": config["qwyc"]["datasets"], "kn_pool": pools}.items() if v
+    }
+    jobs = [dict(zip(values, combo, strict=True)) for combo in itertools.product(*values.values())]
+    keys = [k for rule in VERDICT_RULES[paper] for wc in jobs for k in job_keys(rule, wc)]
+    return list(_union(keys, (k for k in DAG_KEYS if k.startswith(paper + "."))))

@@ -24,6 +24,38 @@ def _nonfinite(a: np.ndarray) -> str:
     return f"{'NaN' if np.isnan(a[idx]) else a[idx]} at index {idx[0] if len(idx) == 1 else idx}"
 
 
+def _check_count(name: str, value, *, allow_none: bool = False):
+    """``value`` as a positive int (or None when allowed), else a ValueError naming ``name``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
+        return int(value)
+    expected = "a positive integer" + (" or None" if allow_none else "")
+    raise ValueError(f"{name} must be {expected}; got {value!r}")
+
+
+def _is_whole(value) -> bool:
+    """Whether ``value`` is a finite number with an integer value (a bool is not)."""
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool | np.bool_)
+        and bool(np.isfinite(value))
+        and int(value) == value
+    )
+
+
+def _flags(mask, n: int) -> np.ndarray:
+    """``mask`` as booleans: it must hold booleans or 0 / 1, not member indices."""
+    flags = np.asarray(mask)
+    if flags.dtype != bool and not (flags.dtype.kind in "iuf" and np.isin(flags, (0, 1)).all()):
+        shown = np.unique(flags)[:5].tolist() if flags.size else []
+        raise ValueError(
+            f"mask must hold one flag per member (booleans, or 0 and 1); got values {shown}: "
+            f"to choose members by index idx, pass np.isin(np.arange({n}), idx)"
+        )
+    return flags.astype(bool, copy=False)
+
+
 def _check_probabilities(p: np.ndarray, name: str = "p") -> None:
     bad = _nonfinite(p)
     if bad:
@@ -116,8 +148,14 @@ def correct_count_distribution(p, mask=None) -> np.ndarray:
     array([0.25, 0.5 , 0.25])
     """
     p = np.asarray(p, dtype=float)
+    _check_probabilities(p)
+    return _count_distribution(p, None if mask is None else _flags(mask, p.shape[-1]))
+
+
+def _count_distribution(p: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """:func:`correct_count_distribution` of checked accuracies and boolean flags."""
     if mask is not None:
-        p = np.where(np.asarray(mask, dtype=bool), p, 0.0)  # an absent member is never correct
+        p = np.where(mask, p, 0.0)  # an absent member is never correct
     ell = p.shape[-1]
     dist = np.zeros(p.shape[:-1] + (ell + 1,))
     dist[..., 0] = 1.0
@@ -163,7 +201,7 @@ def majority_vote_accuracy(p, mask=None) -> np.ndarray | float:
         )
     _check_probabilities(p)
     if mask is not None:
-        mask = np.asarray(mask, dtype=bool)
+        mask = _flags(mask, p.shape[-1])
         if mask.shape != p.shape:
             try:
                 shape = np.broadcast_shapes(mask.shape, p.shape)
@@ -177,7 +215,7 @@ def majority_vote_accuracy(p, mask=None) -> np.ndarray | float:
         size = mask.sum(axis=-1)
     else:
         size = np.full(p.shape[:-1], p.shape[-1])
-    dist = correct_count_distribution(p, mask)
+    dist = _count_distribution(p, mask)
     k = np.arange(p.shape[-1] + 1)
     wins = k > np.asarray(size)[..., None] / 2.0
     q = np.sum(dist * wins, axis=-1)
@@ -275,5 +313,11 @@ def max_affordable(t, budget: float) -> int:
     >>> max_affordable([3.0, 1.0, 2.0, 5.0], 6.0)     # 1 + 2 + 3
     3
     """
+    if (
+        isinstance(budget, bool | np.bool_)
+        or not isinstance(budget, numbers.Real)
+        or np.isnan(budget)
+    ):
+        raise ValueError(f"budget must be a number (a total cost); got {budget!r}")
     total = np.cumsum(np.sort(np.asarray(t, dtype=float)))
     return int(np.searchsorted(total, budget * (1 + TOL), side="right"))

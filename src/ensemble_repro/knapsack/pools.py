@@ -35,7 +35,8 @@ from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
 from ..rng import check_generator
-from .energy import _check_probabilities
+from .beta import _check_beta
+from .energy import _check_probabilities, _is_whole
 
 
 def classifier_pool(seed: int) -> dict[str, object]:
@@ -364,10 +365,9 @@ def synthetic_pool(
     >>> p.round(3), t.round(3)
     (array([0.873, 0.796, 0.938]), array([17.926,  0.355, 17.221]))
     """
-    if int(n) != n or n < 1:
+    if not _is_whole(n) or n < 1:
         raise ValueError(f"n must be a positive pool size; got {n!r}")
-    if not (a > 0 and b > 0):
-        raise ValueError(f"a and b must be positive Beta parameters; got a={a!r}, b={b!r}")
+    _check_beta(a, b)
     if cost not in ("time_profile", "unit"):
         raise ValueError(f"cost must be 'time_profile' or 'unit'; got {cost!r}")
     rng = check_generator(random_state)

@@ -17,7 +17,7 @@ import numpy as np
 from ..rng import check_generator
 from .beta import StoppingRule
 from .energy import TOL as _TOL
-from .energy import check_pool, efficiency, majority_vote_accuracy, max_affordable
+from .energy import _check_count, check_pool, efficiency, majority_vote_accuracy, max_affordable
 
 #: Default escape parameter MAXSTEP (search steps: constructions or evaluations) [I].
 MAXSTEP = 10_000
@@ -27,22 +27,30 @@ MAXSTEP = 10_000
 GREEDY_BACKWARD_WARN = 300
 
 
-def _check_count(name: str, value, *, allow_none: bool = False):
-    """``value`` as a positive int (or None when allowed), else a ValueError naming ``name``."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
-        return int(value)
-    expected = "a positive integer" + (" or None" if allow_none else "")
-    raise ValueError(f"{name} must be {expected}; got {value!r}")
+def _check_stop(stop) -> None:
+    if stop is not None and not isinstance(stop, StoppingRule):
+        raise ValueError(
+            f"stop must be a StoppingRule or None; got {type(stop).__name__} (build one with "
+            "stopping_rule(p, t, budget))"
+        )
+
+
+def _check_unit_interval(name: str, value) -> float:
+    """``value`` as a float if it is a number strictly between 0 and 1, else a ValueError."""
+    if (
+        isinstance(value, bool | np.bool_)
+        or not isinstance(value, numbers.Real)
+        or not 0 < value < 1
+    ):
+        raise ValueError(f"{name} must be a number in (0, 1); got {value!r}")
+    return float(value)
 
 
 def _check_bounded(maxstep, stop):
     """The run's MAXSTEP: ``maxstep``, else the stopping rule's own (eq. 29); a run that
     nothing would end (no bound, or a rule without one, whose threshold may be out of
     reach) is refused."""
-    if stop is not None and not isinstance(stop, StoppingRule):
-        raise ValueError(f"stop must be a StoppingRule or None; got {type(stop).__name__}")
+    _check_stop(stop)
     if maxstep is not None:
         return maxstep
     if stop is None or stop.maxstep is None:
@@ -340,7 +348,7 @@ def greedy_forward(
     p, t, budget = check_pool(p, t, budget)
     if key not in ("accuracy", "usefulness"):
         raise ValueError(f"key must be 'accuracy' or 'usefulness'; got {key!r}")
-    if step not in (1, 2):
+    if isinstance(step, bool) or step not in (1, 2):
         raise ValueError(f"step must be 1 or 2; got {step!r}")
     search = _Search(p, t, budget, even, maxstep=None)
     fits = t <= budget * (1 + _TOL)
@@ -534,7 +542,9 @@ def monte_carlo(
         Stop at the first ensemble reaching the rule (section IV) / after maxstep evaluations
         (None: the rule's own ``stop.maxstep``, eq. 29; refused without one).
     batch : int, default=256
-        Ensembles drawn per vectorised round.
+        Ensembles drawn per vectorised round: each round holds batch x n random numbers in
+        memory (batch = 10**9 on 50 members asks for 400 GB), and the draws of a round past
+        MAXSTEP are discarded, so changing it changes which ensembles a seed draws.
 
     Returns
     -------
@@ -668,11 +678,10 @@ def simulated_annealing(
         raise ValueError(f"init must be 'empty' or 'greedy_forward'; got {init!r}")
     if moves not in SA_MOVES:
         raise ValueError(f"moves must be one of {', '.join(SA_MOVES)}; got {moves!r}")
-    if not (0 < rho < 1 and 0 < accept0 < 1 and 0 < tmin_ratio < 1):
-        raise ValueError(
-            "rho, accept0 and tmin_ratio must lie in (0, 1); got "
-            f"{rho!r}, {accept0!r}, {tmin_ratio!r}"
-        )
+    rho = _check_unit_interval("rho", rho)
+    accept0 = _check_unit_interval("accept0", accept0)
+    tmin_ratio = _check_unit_interval("tmin_ratio", tmin_ratio)
+    _check_stop(stop)
     if not (
         isinstance(probe_moves, numbers.Integral)
         and not isinstance(probe_moves, bool)
@@ -682,7 +691,9 @@ def simulated_annealing(
     if moves_per_temp == "budget" and maxstep is None:
         raise ValueError("moves_per_temp='budget' spreads the schedule over maxstep; give maxstep")
     if moves_per_temp not in (None, "budget") and not (
-        isinstance(moves_per_temp, int | np.integer) and moves_per_temp >= 1
+        isinstance(moves_per_temp, numbers.Integral)
+        and not isinstance(moves_per_temp, bool)
+        and moves_per_temp >= 1
     ):
         raise ValueError(
             f"moves_per_temp must be a positive integer, 'budget' or None; got {moves_per_temp!r}"
@@ -785,7 +796,7 @@ def stochastic_search(
     copies : {"maximal", "odd"}, default="maximal"
         Copies counted by the efficiency (:func:`~ensemble_repro.knapsack.efficiency`).
     batch : int, default=64
-        Constructions drawn per vectorised round.
+        Constructions drawn per vectorised round (each holds batch x n random numbers).
 
     Returns
     -------

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..rng import check_generator
+from ..rng import check_generator, validate_random_state
 from .cascade import Cascade, evaluate_cascade, partial_sums
 from .orderings import (
     ORDERINGS,
@@ -246,6 +246,10 @@ class QuitWhenYouCan(_Cascade):
     partial score exceeds ``eps_plus_[r]``, with class 0 if it is below ``eps_minus_[r]``.
     The fitting set's differences from the full ensemble are at most floor(alpha * N).
 
+    Fitting cost, for T base models and N fitting examples: the joint ordering sorts every
+    remaining model's partial scores at every step, O(T² N log N) time with a T x N table in
+    memory; a fixed ordering sorts one row per step, O(T N log N).
+
     Parameters
     ----------
     alpha : float in [0, 1)
@@ -337,9 +341,16 @@ default="joint"
         beta = self.decision_threshold
         if not (isinstance(beta, numbers.Real) and math.isfinite(beta)):
             raise ValueError(f"decision_threshold must be a finite number; got {beta!r}")
+        validate_random_state(self.random_state)
         if self.costs is None:
             return np.ones(T)
-        c = np.asarray(self.costs, dtype=np.float64)
+        try:
+            c = np.asarray(self.costs, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"costs must be None or {T} positive numbers, one per base model (column of "
+                f"F); got {self.costs!r}"
+            ) from None
         if c.shape != (T,):
             raise ValueError(
                 f"costs must be None or {T} values, one per base model (column of "
@@ -514,6 +525,7 @@ default="individual_mse"
         beta = self.decision_threshold
         if not (isinstance(beta, numbers.Real) and math.isfinite(beta)):
             raise ValueError(f"decision_threshold must be a finite number; got {beta!r}")
+        validate_random_state(self.random_state)
 
     def _edges(self, v):
         """Interior bin edges of the stage's (transformed) fitting scores ``v``."""
@@ -553,6 +565,11 @@ default="individual_mse"
         """Fit bins and per-bin statistics of every stage on ``F`` (N x T) with intercept ``base``."""
         self._check_params()
         N, T = F.shape
+        if self.n_bins > N:
+            raise ValueError(
+                f"n_bins must be at most the {N} rows the cascade is fitted on (a bin holds "
+                f"rows; min_bin_count={self.min_bin_count}); got {self.n_bins}"
+            )
         beta = float(self.decision_threshold)
         f = sequential_sum(base, F)
         order = _resolve_order(self.ordering, F, base, f, self.random_state)

@@ -9,6 +9,9 @@ full-negative example; cuts fall only between distinct score values, so ties sto
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
 SIDE_SPLITS = ("joint", "neg_first", "half")
@@ -140,8 +143,24 @@ def step_thresholds(
     >>> step_thresholds(S, yhat, budget=0)      # stops all but -1 and 1, without a difference
     (array([-1.5]), array([1.5]), array([4]), array([0]))
     """
+    S = np.asarray(S, dtype=float)
+    if S.ndim != 2:
+        raise ValueError(f"S must be a 2-D array (candidates x examples); got shape {S.shape}")
     m, n = S.shape
     yhat = np.asarray(yhat, dtype=bool)
+    if yhat.shape != (n,):
+        raise ValueError(
+            f"yhat must hold one decision per example (column of S): shape ({n},); got "
+            f"shape {yhat.shape}"
+        )
+    if isinstance(budget, bool | np.bool_) or not isinstance(budget, numbers.Integral):
+        raise ValueError(f"budget must be an integer (<= 0 allows no difference); got {budget!r}")
+    if rate is not None and (
+        isinstance(rate, bool | np.bool_)
+        or not isinstance(rate, numbers.Real)
+        or not 0 <= rate < math.inf
+    ):
+        raise ValueError(f"rate must be None or a finite number >= 0; got {rate!r}")
     if side_split not in SIDE_SPLITS:
         raise ValueError(f"side_split must be one of {', '.join(SIDE_SPLITS)}; got {side_split!r}")
     if rate is None and budget <= 0 and n > 0:

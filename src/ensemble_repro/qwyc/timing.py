@@ -286,6 +286,12 @@ def never_stop(T: int, beta: float = 0.0) -> Cascade:
     >>> evaluate_cascade(never_stop(3), np.array([[5.0, -1.0, -1.0]]), 0.0)
     (array([ True]), array([3]))
     """
+    if isinstance(T, bool | np.bool_) or not isinstance(T, numbers.Integral) or T < 1:
+        raise ValueError(f"T must be a positive integer (the number of base models); got {T!r}")
+    if isinstance(beta, bool | np.bool_) or not (
+        isinstance(beta, numbers.Real) and np.isfinite(beta)
+    ):
+        raise ValueError(f"beta must be a finite number (the decision threshold); got {beta!r}")
     return Cascade.from_steps(
         np.arange(T), [[]] * (T - 1), [[-np.inf]] * (T - 1), [[np.inf]] * (T - 1), beta
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from ..claims.render import made_at
 from ..io import markdown_table, read_json, write_text
 from .files import CONFIG_NAME, MANIFEST, RecordError, read_manifest
 
@@ -297,8 +298,7 @@ def run_md(record: str | os.PathLike) -> str:
     if claims.is_file():
         df = pd.read_csv(claims, keep_default_na=False)
         if {"scale", "made_on"} <= set(df.columns):
-            made = sorted({f"{r.scale} scale, {r.made_on}" for r in df.itertuples()})
-            lines.append(f"Verdicts (`claims.csv`) made at: {'; '.join(made)}.")
+            lines.append(f"Verdicts (`claims.csv`) made at: {'; '.join(made_at(df))}.")
     stacks = Counter(
         ", ".join(f"{k} {v}" for k, v in sorted(m["software"].items()))
         for m in sidecars
