@@ -1,4 +1,4 @@
-# Two entry points (see README.md): `make reproduce CORES=4 [MIRROR=../shared/data] [CONFIG=...]`
+# Two entry points (see README.md): `make reproduce CORES=4 [MIRROR=<dir>] [CONFIG=...]`
 # and `make test`. Both create .venv with the package, its workflow layer and the test tools on
 # first use; `make lint` adds the lint tools.
 
