@@ -2,8 +2,7 @@
 
 import pandas as pd
 import pytest
-import yaml
-from workflow_helpers import SMOKE
+from workflow_helpers import smoke_config
 
 from ensemble_repro.claims.build import write_qwyc_claims
 from ensemble_repro.data import recipes
@@ -49,7 +48,7 @@ def test_prepared_data_names_the_truncated_file(cells, tmp_path):
 
 def test_qwyc_model_job_names_the_truncated_prepared_table(cells):
     _, good, bad = cells
-    q = yaml.safe_load(SMOKE.read_text())["qwyc"]
+    q = smoke_config()["qwyc"]
     with pytest.raises(UnreadableFileError, match=rf"cannot read {bad}: .*`rm {bad}`"):
         qwyc.model_job("adult", q, 0, {"adult_train": bad, "adult_test": good})
 
@@ -60,7 +59,7 @@ def test_knapsack_selection_names_the_truncated_votes(cells, tmp_path):
     pd.DataFrame({"member": ["a", "b", "c"], "p": [0.7, 0.8, 0.9], "flops": [1, 2, 3]}).to_csv(
         pool, index=False
     )
-    cfg = yaml.safe_load(SMOKE.read_text())["knapsack"]
+    cfg = smoke_config()["knapsack"]
     with pytest.raises(UnreadableFileError, match=rf"cannot read {bad}: .*`rm {bad}`"):
         knapsack.select_pool("sonar", cfg, 0, pool_path=pool, votes_path=bad)
 
