@@ -89,7 +89,7 @@ def test_run_without_measured_costs_stops_at_start_and_runs_read_the_committed_f
 def test_missing_costs_stop_a_run_at_start_but_not_their_measurement(tmp_path):
     """The check at start (see test_rerun_triggers.py for the run it protects) lets the
     knapsack_costs target, which measures the missing costs, start."""
-    cfg = yaml.safe_load(SMOKE.read_text())
+    cfg = smoke_config()
     cfg["experiments"] = {"jab": False, "qwyc": False, "knapsack": True}
     cfg["seed"] += 1  # a pool nobody measured
     config = tmp_path / "seed.yaml"
@@ -101,7 +101,7 @@ def test_missing_costs_stop_a_run_at_start_but_not_their_measurement(tmp_path):
         (earlier / name).write_text("made by an earlier run\n")
     proc = run_snakemake(work, "-n", "knapsack", configfile=config)
     assert proc.returncode != 0, proc.stdout[-3000:]
-    assert "has no costs for the pool sonar (seed 20201130" in proc.stdout
+    assert f"has no costs for the pool sonar (seed {cfg['seed']}" in proc.stdout
     assert "Measure them once with `make knapsack-costs CONFIG=" in proc.stdout
     # the target that measures them still starts
     proc = run_snakemake(

@@ -375,7 +375,7 @@ def test_a_seed_without_measured_costs_stops_the_run(rerun_base):
     in the pool job's input function, was dropped by Snakemake because the pool file exists: the
     dry run planned the knapsack summary on the old seed's pools and no pool, selection or
     claims job."""
-    seed = yaml.safe_load(SMOKE.read_text())["seed"] + 1
+    seed = smoke_config()["seed"] + 1
     out = snakemake(rerun_base, "--dry-run", "--nolock", overlay={"seed": seed}, ok=False)
     assert f"has no costs for the pool sonar (seed {seed}" in out
     assert "Measure them once with `make knapsack-costs CONFIG=overlay.yaml`" in out

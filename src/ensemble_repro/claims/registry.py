@@ -115,13 +115,13 @@ def shipped_scales(config_dir: str | Path) -> dict[str, dict]:
     dict
         Scale name (:data:`SCALES`) -> config.
     """
-    from ..config import load_yaml_file, merge
+    from ..config import load_config
 
     config_dir = Path(config_dir)
     return {
-        scale: merge(
-            load_yaml_file(config_dir / "config.yaml"),
-            load_yaml_file(config_dir / f"{stem}.yaml") if stem != "config" else {},
+        scale: load_config(
+            *([] if stem == "config" else [config_dir / f"{stem}.yaml"]),
+            base=config_dir / "config.yaml",
         )
         for stem, scale in SCALES.items()
     }
