@@ -83,3 +83,28 @@ def test_run_without_measured_costs_stops_at_start_and_runs_read_the_committed_f
     assert "Measure them once with `make knapsack-costs CONFIG=" in proc.stdout
     assert "bad.yaml`" in proc.stdout
     assert not (tmp_path / "bad" / "results").exists()
+
+
+@pytest.mark.workflow
+def test_missing_costs_stop_a_run_at_start_but_not_their_measurement(tmp_path):
+    """The check at start (see test_rerun_triggers.py for the run it protects) lets the
+    knapsack_costs target, which measures the missing costs, start."""
+    cfg = smoke_config()
+    cfg["experiments"] = {"jab": False, "qwyc": False, "knapsack": True}
+    cfg["seed"] += 1  # a pool nobody measured
+    config = tmp_path / "seed.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    work = tmp_path / "run"
+    earlier = work / "results" / "knapsack" / "pools"
+    earlier.mkdir(parents=True)
+    for name in ("sonar.csv", "sonar_votes.parquet"):
+        (earlier / name).write_text("made by an earlier run\n")
+    proc = run_snakemake(work, "-n", "knapsack", configfile=config)
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert f"has no costs for the pool sonar (seed {cfg['seed']}" in proc.stdout
+    assert "Measure them once with `make knapsack-costs CONFIG=" in proc.stdout
+    # the target that measures them still starts
+    proc = run_snakemake(
+        work, "-n", "knapsack_costs", "--forcerun", "knapsack_measure_costs", configfile=config
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]

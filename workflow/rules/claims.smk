@@ -19,10 +19,6 @@ from ensemble_repro.claims.forest import FOREST_FIGURE
 from ensemble_repro.claims.registry import SCALE_ENV, shipped_scales
 from ensemble_repro.experiments.rule_keys import verdict_keys
 
-# Config files of this run, relative to the working directory (named in messages).
-CONFIG_FILES = [
-    os.path.relpath(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)
-]
 # The scale each paper's claims rows were made at (smoke / quick / paper / custom), told from
 # the config values its verdicts rest on; read by the claims scripts from the environment, not
 # from params, so that a config file changing none of those values reruns no claims job.

@@ -32,6 +32,12 @@ def _config_source():
     return ", ".join(str(f) for f in files) or "config/config.yaml"
 
 
+# Config files of this run, relative to the working directory (named in messages).
+CONFIG_FILES = [
+    os.path.relpath(f) for f in (workflow.overwrite_configfiles or workflow.configfiles)
+]
+
+
 def _config_layers():
     """Where the config values came from, lowest precedence first: the Snakefile's
     ``configfile:``, each ``--configfile`` in order, ``--config``, $ENSEMBLE_REPRO_MIRROR."""
@@ -154,17 +160,24 @@ def figure_targets():
     ]
 
 
+def cli_targets():
+    """The targets named on the command line ([] for the default target), or None in a cluster
+    job or when Snakemake is used from Python."""
+    args = _cli_args()
+    return None if args is None else list(args.targets or [])
+
+
 def check_targets(valid):
     """Stop with one line when a target on the command line is neither a rule nor a file path.
 
     Snakemake itself answers an unknown rule name with "No rule to produce ...", naming no valid
     target; a file path (a word holding a dot or a path separator) is left to Snakemake.
     """
-    args = _cli_args()
-    if args is None:  # a cluster job, or Snakemake used from Python
+    targets = cli_targets()
+    if targets is None:
         return
     names = {r.name for r in workflow.rules}
-    unknown = [t for t in args.targets or [] if t not in names and not set(t) & set("./")]
+    unknown = [t for t in targets if t not in names and not set(t) & set("./")]
     if unknown:
         raise WorkflowError(
             f"unknown target {', '.join(map(repr, unknown))}: valid targets are "
