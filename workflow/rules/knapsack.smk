@@ -220,7 +220,7 @@ rule knapsack_summary:
             f"{KN}/figures/model_vs_empirical.png",
             caption="../report/knapsack_empirical.rst",
             category="Knapsack ensembles",
-            labels={"figure": "independence model vs held-out vote (Section VII)"},
+            labels={"figure": "independence model vs held-out vote (Section VI)"},
         ),
         paper_vs_ours=f"{KN}/paper_vs_ours.md",  # the report shows the verdict page instead
     log:

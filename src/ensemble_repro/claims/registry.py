@@ -598,7 +598,7 @@ CLAIMS: dict[str, Claim] = {
         Claim(
             "knapsack.independence",
             "knapsack",
-            "Section VII",
+            "Section VI",
             "We have assumed independent member accuracy behavior, providing solid estimation "
             "power in our tests",
             "q of eq. (1) at the members' test-row accuracies minus the held-out majority-vote "
@@ -611,7 +611,7 @@ CLAIMS: dict[str, Claim] = {
         Claim(
             "knapsack.kaggle",
             "knapsack",
-            "Section VIII (Kaggle experiment)",
+            "Section V (Kaggle experiment)",
             "Kaggle challenges ... leaderboard scores",
             "-",
             "Not testable: the challenges are not named and the leaderboards are not "

@@ -66,7 +66,7 @@ def claim_row(
     --------
     >>> claim_row("knapsack.kaggle", "Kaggle", ours="-", verdict="not testable here",
     ...           reason="leaderboards not downloaded")["item"]
-    'Section VIII (Kaggle experiment)'
+    'Section V (Kaggle experiment)'
     """
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r} for {claim_id}")
