@@ -166,3 +166,41 @@ def test_planted_fifo_is_refused_without_hanging(env):
     os.mkfifo(cache / _lib_name(), 0o600)
     with pytest.raises(PermissionError, match="not a regular file"):
         timing._library()
+
+
+_SWAP_AFTER_CHECK = """
+import os, sys
+from ensemble_repro.qwyc import timing
+planted = sys.argv[1]
+check = timing._check_library
+
+def check_then_swap(fd, path):
+    st = check(fd, path)
+    os.replace(planted, path)  # the file at the path changes between the check and the load
+    return st
+
+timing._check_library = check_then_swap
+timing._library()
+"""
+
+
+def test_the_library_loaded_is_the_one_checked(env):
+    """The file at the cache path is replaced right after the check, in a fresh process (no
+    library loaded yet): the loader must still open the checked file, not the new one."""
+    cache = env / "cache"
+    cache.mkdir(mode=0o700)
+    lib = cache / _lib_name()
+    timing._compile(cache, lib)
+    marker = env / "planted-code-ran"
+    planted = cache / "planted.so"
+    _planted_library(planted, marker)
+    os.chmod(planted, 0o700)  # this user's and private: only the swap could let it in
+    proc = subprocess.run(
+        [sys.executable, "-c", _SWAP_AFTER_CHECK, str(planted)],
+        env={**os.environ, "ENSEMBLE_REPRO_CACHE": str(cache)},
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert not planted.exists()  # the swap happened
+    assert not marker.exists(), "the loader opened the file swapped in after the check"
