@@ -47,3 +47,13 @@ def test_snakemake_refuses_a_bad_configfile_before_reading_the_snakefile(tmp_pat
     proc = run_snakemake(tmp_path / "run", "-n", configfile=given)
     assert proc.returncode != 0
     assert proc.stdout.rstrip().splitlines()[-1] == last, proc.stdout[-2000:]
+
+
+def test_snakemake_refuses_a_dotted_config_key_itself(tmp_path):
+    """What docs/configuration.md documents: a dotted ``--config`` key never reaches the
+    workflow's checks; Snakemake refuses it while parsing its command line."""
+    proc = run_snakemake(tmp_path / "run", "-n", "--config", "jab.n_trials=3")
+    assert proc.returncode != 0
+    last = "ValueError: Invalid config definition: Config entry must start with a valid identifier."
+    assert proc.stdout.rstrip().splitlines()[-1] == last, proc.stdout[-2000:]
+    assert not (tmp_path / "run" / "results").exists()
