@@ -169,15 +169,23 @@ def test_every_make_target_given_a_config_checks_it_first():
     assert not [t for t, prereqs in targets.items() if "check-config" not in prereqs]
 
 
-def test_make_dry_run_names_a_missing_config_without_a_traceback(tmp_path):
+@pytest.mark.parametrize("name", ["missing.yaml", "a_directory", "empty.yaml"])
+def test_make_dry_run_names_a_bad_config_without_a_traceback(tmp_path, name):
     venv = Path(sys.prefix)
-    cmd = ["make", "-o", str(venv / ".installed"), "dry-run", "CONFIG=missing.yaml", f"VENV={venv}"]
+    given = tmp_path / name
+    if name == "missing.yaml":
+        given = Path(name)
+        expected = f"config file missing.yaml does not exist (looked for {REPO / 'missing.yaml'})"
+    elif name == "a_directory":
+        given.mkdir()
+        expected = f"config file {given} is a directory: give the path of one YAML file"
+    else:
+        given.write_text("# only a comment\n")
+        expected = f"config file {given} is empty (or only comments); Snakemake refuses such a file"
+    cmd = ["make", "-o", str(venv / ".installed"), "dry-run", f"CONFIG={given}", f"VENV={venv}"]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0
-    assert (
-        f"config file missing.yaml does not exist (looked for {REPO / 'missing.yaml'})"
-        in proc.stderr
-    ), proc.stderr
+    assert expected in proc.stderr, proc.stderr
     assert "snakemake" not in proc.stdout and "Traceback" not in proc.stderr
 
 

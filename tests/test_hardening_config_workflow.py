@@ -33,15 +33,19 @@ def test_overlay_refused_at_start(tmp_path, overlay, expected):
     assert not (work / "results").exists()
 
 
-@pytest.mark.parametrize("name", ["missing.yaml", "a_directory"])
+@pytest.mark.parametrize("name", ["missing.yaml", "a_directory", "empty.yaml"])
 def test_snakemake_refuses_a_bad_configfile_before_reading_the_snakefile(tmp_path, name):
     """What docs/configuration.md documents: Snakemake loads every --configfile before it reads the
-    Snakefile, so none of the workflow's checks run and its answer is a traceback ending in
-    this line; `make` targets run `make check-config` first, which names the path and the fix."""
+    Snakefile, so none of the workflow's checks run and its answer ends in this line (a
+    traceback, or for an empty file a message without its name); `make` targets run
+    `make check-config` first, which names the path and the fix."""
     given = tmp_path / name
     if name == "a_directory":
         given.mkdir()
         last = f"IsADirectoryError: [Errno 21] Is a directory: '{given}'"
+    elif name == "empty.yaml":
+        given.write_text("# only a comment\n")
+        last = "Config file must be given as JSON or YAML with keys at top level."
     else:
         last = f"FileNotFoundError: [Errno 2] No such file or directory: '{given}'"
     proc = run_snakemake(tmp_path / "run", "-n", configfile=given)
