@@ -53,19 +53,19 @@ include: "workflow/rules/report.smk"
 rule jab:
     input:
         jab_targets(),
-        paper_claims_csv("jab"),
+        PAPERS["jab"].claims_csv,
 
 
 rule qwyc:
     input:
         qwyc_targets(),
-        paper_claims_csv("qwyc"),
+        PAPERS["qwyc"].claims_csv,
 
 
 rule knapsack:
     input:
         knapsack_targets(),
-        paper_claims_csv("knapsack"),
+        PAPERS["knapsack"].claims_csv,
 
 
 rule figures:

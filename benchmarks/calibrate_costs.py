@@ -18,7 +18,7 @@ CONFIG --compare WORKDIR`` prints the comparison.
 Every number is CPU time (``time.process_time``; of child processes via ``getrusage``), with
 one BLAS / OpenMP thread, so it holds on a machine loaded by other work, where wall times do
 not. Sections (the units of ensemble_repro.cost.units; the cost modules of the papers,
-ensemble_repro.experiments.*_cost, give the model):
+ensemble_repro.papers.*.cost, give the model):
 - start: a fresh process importing the experiment modules (``job_start``, every job); a
   collector / figure job (``light_job``); a J+aB cell's fixed cost (``jab_start``: kernels
   loaded, fit workers started);
@@ -60,7 +60,8 @@ from ensemble_repro.cost.units import KERNEL_UNIT
 from ensemble_repro.data import DATASETS, fetch_raw, load, prepare
 from ensemble_repro.data.preflight import DataPlan
 from ensemble_repro.estimate import calibration_rows
-from ensemble_repro.experiments import knapsack_cost, qwyc_cost
+from ensemble_repro.papers.knapsack import cost as knapsack_cost
+from ensemble_repro.papers.qwyc import cost as qwyc_cost
 
 JAB_SIZES = {"ridge": (8, 40, 200), "rf": (8, 40, 200), "nn": (8, 40, 200)}
 JAB_DATASETS = ("communities", "blog")
@@ -102,8 +103,8 @@ def start_units(results, quick, repeats):
     loaded, fit workers started: ``run_job`` on a 4-point J+ cell)."""
     wrapper = "import snakemake.script;"  # every script rule job loads it first
     start = (
-        wrapper + "import ensemble_repro.experiments.jab, ensemble_repro.experiments.qwyc, "
-        "ensemble_repro.experiments.knapsack, ensemble_repro.io"
+        wrapper + "import ensemble_repro.papers.jab.cells, ensemble_repro.papers.qwyc.cells, "
+        "ensemble_repro.papers.knapsack.cells, ensemble_repro.io"
     )
     light = (
         wrapper + "import pandas as pd, matplotlib; matplotlib.use('Agg');"
@@ -122,8 +123,8 @@ def start_units(results, quick, repeats):
         "main": {"n": 4, "n_resamples": 2},
     }
     jab = (
-        wrapper + "from ensemble_repro.experiments import jab;"
-        f"jab.run_job('jplus', {os.path.join(results, 'data', 'communities.parquet')!r}, "
+        wrapper + "from ensemble_repro.papers.jab import cells;"
+        f"cells.run_job('jplus', {os.path.join(results, 'data', 'communities.parquet')!r}, "
         f"dataset='communities', learner='ridge', jab_cfg={cfg!r}, seed=0, n_jobs=2)"
     )
     return [
@@ -161,7 +162,7 @@ def jab_units(results, quick, repeats, datasets=JAB_DATASETS, sizes=JAB_SIZES):
 
 def qwyc_units(results, quick, repeats, datasets=QWYC_DATASETS, sweeps=True):
     """QWYC unit costs; ``sweeps`` False: the GBT model job only."""
-    from ensemble_repro.experiments import qwyc
+    from ensemble_repro.papers.qwyc import cells as qwyc
 
     rows = []
     quick = quick["qwyc"]
@@ -200,8 +201,8 @@ def qwyc_units(results, quick, repeats, datasets=QWYC_DATASETS, sweeps=True):
 def knapsack_units(results, quick, repeats, datasets=None, adversarial=True):
     """Knapsack unit costs: pools of ``datasets`` (the quick config's by default), the
     selection, and (``adversarial``) the adversarial example."""
-    from ensemble_repro.experiments import knapsack as kx
     from ensemble_repro.knapsack.pools import build_pool, classifier_pool
+    from ensemble_repro.papers.knapsack import cells as kx
 
     rows = []
     quick = quick["knapsack"]
@@ -345,7 +346,8 @@ def main(argv=None):
     import sklearn.ensemble
     import sklearn.neural_network  # noqa: F401
 
-    from ensemble_repro.experiments import knapsack, qwyc  # noqa: F401
+    import ensemble_repro.papers.knapsack.cells
+    import ensemble_repro.papers.qwyc.cells  # noqa: F401
 
     kept = [r for r in read_rows(args.out) if r["unit"] not in measured_units(only)]
     with threadpool_limits(1):

@@ -13,7 +13,7 @@ next to the fastest time of each:
    mean), <= 1.5 (ridge, median / trimmed mean).
 2. J+ensemble / J+aB time at n = 40, m = 0.6 n (the paper's main-grid setting, B = 20, J+aB
    with the paper's Binomial B), as Tables S1-S3 measure it: one main-grid job
-   (``experiments.jab.run_job``, ``--trials`` trials, every method alone in one process with
+   (``ensemble_repro.papers.jab.cells.run_job``, ``--trials`` trials, every method alone in one process with
    one BLAS thread) at 1 worker and at 2 workers side by side, wall clock and CPU, each with
    its 95% percentile-bootstrap interval over trials; next to the ratio of model fits it
    should approach, and (parallel speed, not the paper's measure) the same ratio with each
@@ -52,9 +52,9 @@ from ensemble_repro.conformal import (
     warm_up_kernels,
 )
 from ensemble_repro.conformal.estimators import warm_up_workers
-from ensemble_repro.experiments import jab as jab_experiments
-from ensemble_repro.experiments.jab_report import time_ratio
 from ensemble_repro.learners import make_learner
+from ensemble_repro.papers.jab import cells as jab_cells
+from ensemble_repro.papers.jab.report import time_ratio
 
 P, N_TEST, B = 100, 2000, 50
 
@@ -151,7 +151,7 @@ def ensemble_vs_jab(name: str, trials: int, workers: int, repeats: int):
         table = Path(tmp) / "synthetic.parquet"
         pd.DataFrame(X).rename(columns=str).assign(target=y).to_parquet(table)
         jobs = [
-            jab_experiments.run_job(
+            jab_cells.run_job(
                 "main",
                 table,
                 dataset="synthetic",
@@ -192,7 +192,7 @@ def ensemble_vs_jab(name: str, trials: int, workers: int, repeats: int):
         ).fit(X_train, y_train).predict_interval(X_test)
 
     split = paired_ratio([ens, jab], repeats)[0]
-    return ratios, fits[jab_experiments.JPLUS_ENSEMBLE] / fits[jab_experiments.JAB], split
+    return ratios, fits[jab_cells.JPLUS_ENSEMBLE] / fits[jab_cells.JAB], split
 
 
 def _interval(ratio: tuple[float, float, float]) -> str:

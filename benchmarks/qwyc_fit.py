@@ -13,7 +13,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ensemble_repro.data import load
-from ensemble_repro.experiments.qwyc import _gbt
+from ensemble_repro.papers.qwyc.cells import _gbt
 from ensemble_repro.qwyc import FanEarlyStopping, QuitWhenYouCan, tree_scores
 
 results = sys.argv[1] if len(sys.argv) > 1 else "results"

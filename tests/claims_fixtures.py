@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ensemble_repro.experiments.jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE
+from ensemble_repro.papers.jab.cells import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE
 
 
 def jab_tables(

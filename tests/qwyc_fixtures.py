@@ -1,5 +1,5 @@
 """A fast QWYC experiment config and Adult-shaped prepared tables, for the tests of
-``ensemble_repro.experiments.qwyc``."""
+``ensemble_repro.papers.qwyc.cells``."""
 
 from pathlib import Path
 

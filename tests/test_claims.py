@@ -4,23 +4,17 @@ import pandas as pd
 import pytest
 from claims_fixtures import jab_tables
 
-from ensemble_repro.claims import (
-    CLAIMS,
-    COLUMNS,
-    NOT_REPRODUCED,
-    NOT_TESTABLE,
-    REPRODUCED,
-    VERDICTS,
-    claims_of,
-    read_claims,
-)
-from ensemble_repro.claims.build import write_jab_claims, write_verdicts
-from ensemble_repro.claims.table import claims_frame
+from ensemble_repro.claims.build import write_verdicts
+from ensemble_repro.claims.registry import COLUMNS
+from ensemble_repro.claims.rules import NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, VERDICTS
+from ensemble_repro.claims.table import claims_frame, read_claims
+from ensemble_repro.papers import CLAIMS, PAPERS
+from ensemble_repro.papers.jab import claims as jab_claims
 
 
 def test_registry_has_three_claims_per_paper_with_rules_and_quotes():
     for paper in ("jab", "qwyc", "knapsack"):
-        claims = claims_of(paper)
+        claims = PAPERS[paper].claims
         assert len(claims) >= 3
         assert all(c.quote and c.rule and c.item for c in claims)
 
@@ -44,7 +38,7 @@ def test_running_one_paper_keeps_the_others_verdicts(tmp_path):
     for name, df in (("main", main), ("jplus", jplus), ("fvr", pd.DataFrame()), ("wor", main)):
         df.to_csv(tmp_path / f"{name}.csv", index=False)
     jab = tmp_path / "jab" / "claims.csv"
-    write_jab_claims(
+    jab_claims.write_claims(
         tmp_path / "main.csv",
         tmp_path / "jplus.csv",
         tmp_path / "fvr.csv",

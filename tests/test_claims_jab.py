@@ -8,9 +8,6 @@ import pandas as pd
 import pytest
 from claims_fixtures import fvr_table, jab_tables
 
-from ensemble_repro.claims import jab as jab_claims
-from ensemble_repro.claims import margins as mg
-from ensemble_repro.claims.build import write_jab_claims
 from ensemble_repro.claims.rules import (
     DECIDED,
     INCONCLUSIVE,
@@ -20,7 +17,9 @@ from ensemble_repro.claims.rules import (
     REPRODUCED,
 )
 from ensemble_repro.claims.table import read_claims
-from ensemble_repro.experiments.jab import JAB
+from ensemble_repro.papers.jab import claims as jab_claims
+from ensemble_repro.papers.jab import margins as mg
+from ensemble_repro.papers.jab.cells import JAB
 
 
 def rows_of(main, jplus, fvr=None, wor=None, datasets=("meps", "communities")):
@@ -196,7 +195,7 @@ def test_paper_page_is_generated_from_its_claims_rows(tmp_path):
         paths[name] = tmp_path / f"{name}.csv"
         df.to_csv(paths[name], index=False)
     page = tmp_path / "jab" / "paper_vs_ours.md"
-    write_jab_claims(
+    jab_claims.write_claims(
         *paths.values(),
         tmp_path / "jab" / "claims.csv",
         jab_cfg={

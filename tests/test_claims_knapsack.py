@@ -8,9 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ensemble_repro.claims import knapsack as kc
-from ensemble_repro.claims import margins as mg
-from ensemble_repro.claims.registry import CLAIMS
 from ensemble_repro.claims.rules import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -18,7 +15,10 @@ from ensemble_repro.claims.rules import (
     REPRODUCED,
     newcombe_diff,
 )
-from ensemble_repro.experiments import knapsack as kx
+from ensemble_repro.papers import CLAIMS
+from ensemble_repro.papers.knapsack import cells as kx
+from ensemble_repro.papers.knapsack import claims as kc
+from ensemble_repro.papers.knapsack import margins as mg
 
 SA, SS = kc.SA, kc.SS
 PRIMARY = "stop=left_tail@0.05"

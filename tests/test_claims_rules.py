@@ -194,8 +194,8 @@ def test_robust_to_counts_only_decided_verdicts():
 
 
 def test_registry_rule_texts_are_written_over_the_margins_the_evaluators_use():
-    from ensemble_repro.claims import margins as mg
-    from ensemble_repro.claims.registry import CLAIMS
+    from ensemble_repro.papers import CLAIMS
+    from ensemble_repro.papers.jab import margins as mg
 
     def has(claim_id, *values):
         rule = CLAIMS[claim_id].rule

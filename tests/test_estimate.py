@@ -22,8 +22,11 @@ from ensemble_repro.conformal import core
 from ensemble_repro.cost import dag, registry, schedule
 from ensemble_repro.cost.dag import Job
 from ensemble_repro.cost.units import UnitCosts
-from ensemble_repro.experiments import jab, jab_cost, qwyc, qwyc_cost
-from ensemble_repro.experiments.names import BENCHMARKS
+from ensemble_repro.papers.jab import cells as jab
+from ensemble_repro.papers.jab import cost as jab_cost
+from ensemble_repro.papers.qwyc import cells as qwyc
+from ensemble_repro.papers.qwyc import cost as qwyc_cost
+from ensemble_repro.rule_keys import BENCHMARKS
 
 CONFIGS = {
     "smoke": REPO / "config" / "smoke.yaml",
@@ -384,7 +387,7 @@ def test_compare_rejects_a_file_that_is_not_a_benchmark(units, tmp_path):
 
 
 def test_rules_take_their_benchmark_files_from_the_library():
-    """Every ``benchmark:`` of the workflow is names.BENCHMARKS[<its rule>], so the estimate
+    """Every ``benchmark:`` of the workflow is BENCHMARKS[<its rule>], so the estimate
     reads back the files the jobs write."""
     text = "\n".join(p.read_text() for p in sorted((REPO / "workflow" / "rules").glob("*.smk")))
     declared = re.findall(
@@ -392,6 +395,6 @@ def test_rules_take_their_benchmark_files_from_the_library():
     )
     assert declared, "no benchmark directives found"
     assert {rule: line.strip() for rule, line in declared} == {
-        rule: f'names.BENCHMARKS["{rule}"]' for rule, _ in declared
+        rule: f'BENCHMARKS["{rule}"]' for rule, _ in declared
     }
     assert {rule for rule, _ in declared} == set(BENCHMARKS)

@@ -1,4 +1,4 @@
-"""Knapsack experiment cells (ensemble_repro.experiments.knapsack): budgets that bind,
+"""Knapsack experiment cells (ensemble_repro.papers.knapsack.cells): budgets that bind,
 the evaluation budget N from config, the stopping-rule variants, Fig. 1 / Lemma IV.1, and no
 verdict words outside the claims package."""
 
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from workflow_helpers import merged_config
 
-from ensemble_repro.experiments import knapsack as kx
-from ensemble_repro.experiments import knapsack_plots as kp
 from ensemble_repro.knapsack import exhaustive
 from ensemble_repro.knapsack.pools import synthetic_pool
+from ensemble_repro.papers.knapsack import cells as kx
+from ensemble_repro.papers.knapsack import plots as kp
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 

@@ -4,10 +4,12 @@ import pandas as pd
 import pytest
 from workflow_helpers import smoke_config
 
-from ensemble_repro.claims.build import write_qwyc_claims
 from ensemble_repro.data import recipes
-from ensemble_repro.experiments import jab_report, knapsack, qwyc
 from ensemble_repro.io import UnreadableFileError, read_parquet, write_parquet
+from ensemble_repro.papers.jab import report as jab_report
+from ensemble_repro.papers.knapsack import cells as knapsack
+from ensemble_repro.papers.qwyc import cells as qwyc
+from ensemble_repro.papers.qwyc import claims as qwyc_claims
 
 
 @pytest.fixture
@@ -67,4 +69,6 @@ def test_knapsack_selection_names_the_truncated_votes(cells, tmp_path):
 def test_qwyc_claims_name_the_truncated_rows_table(cells, tmp_path):
     _, _, bad = cells
     with pytest.raises(UnreadableFileError, match=rf"cannot read {bad}: .*`rm {bad}`"):
-        write_qwyc_claims([bad], [], [], [], [], tmp_path / "c.csv", qwyc_cfg={}, scale="smoke")
+        qwyc_claims.write_claims(
+            [bad], [], [], [], [], tmp_path / "c.csv", qwyc_cfg={}, scale="smoke"
+        )

@@ -9,9 +9,9 @@ import re
 import pytest
 from workflow_helpers import REPO, SMOKE, run_snakemake
 
-from ensemble_repro.claims import PAPERS, scale_label
-from ensemble_repro.claims.registry import shipped_scales
-from ensemble_repro.experiments.rule_keys import (
+from ensemble_repro.claims.registry import scale_label, shipped_scales
+from ensemble_repro.papers import PAPERS
+from ensemble_repro.rule_keys import (
     RULE_KEYS,
     TRANSPORT_KEYS,
     VERDICT_RULES,

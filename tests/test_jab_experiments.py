@@ -8,9 +8,11 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from ensemble_repro.conformal import JackknifePlusEnsemble
-from ensemble_repro.experiments import jab, jab_report, names
 from ensemble_repro.io import drop_timing
 from ensemble_repro.learners import PaperRidge
+from ensemble_repro.papers.jab import cells as jab
+from ensemble_repro.papers.jab import names
+from ensemble_repro.papers.jab import report as jab_report
 
 AGGS = ["mean", "median", "trimmed_mean"]
 

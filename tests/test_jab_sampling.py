@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from ensemble_repro.experiments import jab
+from ensemble_repro.papers.jab import cells as jab
 
 ALPHA, N, M_RATIO = 0.1, 20, 0.5
 

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ensemble_repro.experiments import jab, jab_report
 from ensemble_repro.io import drop_timing
+from ensemble_repro.papers.jab import cells as jab
+from ensemble_repro.papers.jab import report as jab_report
 
 #: One main-grid cell per learner at m = 0.6 n, small enough for seconds: ridge at the paper's
 #: n = 40, B = 20 (800 J+ensemble fits per trial); RF (20 trees each) at n = 20, B = 4.

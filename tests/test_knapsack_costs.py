@@ -6,8 +6,8 @@ import pytest
 import yaml
 from workflow_helpers import REPO, merged_config, run_snakemake, smoke_config
 
-from ensemble_repro.experiments import knapsack_costs as kc
-from ensemble_repro.experiments.names import KNAPSACK_COSTS
+from ensemble_repro.papers.knapsack import measured_costs as kc
+from ensemble_repro.papers.knapsack.names import KNAPSACK_COSTS
 
 KEY = kc.pool_key("sonar", 7, {"select": 0.25, "test": 0.25})
 

@@ -13,9 +13,6 @@ import pytest
 from qwyc_fixtures import adult_tables
 from qwyc_fixtures import qwyc_config as config
 
-from ensemble_repro.claims import margins
-from ensemble_repro.claims import qwyc as cq
-from ensemble_repro.claims.registry import CLAIMS
 from ensemble_repro.claims.rules import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -25,7 +22,10 @@ from ensemble_repro.claims.rules import (
     Interval,
     wilson,
 )
-from ensemble_repro.experiments import qwyc as ex
+from ensemble_repro.papers import CLAIMS
+from ensemble_repro.papers.qwyc import cells as ex
+from ensemble_repro.papers.qwyc import claims as cq
+from ensemble_repro.papers.qwyc import margins
 from ensemble_repro.qwyc import FanEarlyStopping, QuitWhenYouCan
 
 N = 10_000  # test rows of the constructed tables
@@ -388,12 +388,13 @@ def test_registry_rule_text_is_built_from_the_evaluators_margins():
 def test_registry_rule_text_follows_a_changed_margin(monkeypatch):
     import importlib
 
-    from ensemble_repro.claims import registry
+    from ensemble_repro.papers.qwyc import registry
 
     monkeypatch.setattr(margins, "QWYC_MIN_SPEEDUP", 3.0)
     try:
         reloaded = importlib.reload(registry)
-        assert "T / mean # models >= 3x" in reloaded.CLAIMS["qwyc.fewer_models"].rule
+        fewer_models = next(c for c in reloaded.CLAIMS if c.id == "qwyc.fewer_models")
+        assert "T / mean # models >= 3x" in fewer_models.rule
     finally:
         monkeypatch.undo()
         importlib.reload(registry)

@@ -9,7 +9,7 @@ import pytest
 from qwyc_fixtures import adult_tables, qwyc_config
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from ensemble_repro.experiments import qwyc as ex
+from ensemble_repro.papers.qwyc import cells as ex
 from ensemble_repro.qwyc import QuitWhenYouCan
 
 
@@ -116,7 +116,7 @@ def test_crossfit_orders_on_one_half_and_thresholds_on_the_other(model):
 def test_sensitivity_fit_on_validation_fits_on_the_carve_out(model):
     """fit_on=validation: each point equals QWYC* fitted directly on the carve-out's 20% rows
     of the carve-out's GBT (naive reference); the fitting-set budget holds there."""
-    from ensemble_repro.experiments import names
+    from ensemble_repro.papers.qwyc import names
 
     _, _, arrays = model
     q = config()
@@ -155,7 +155,7 @@ def test_sensitivity_settings_rerun_what_they_affect(model):
 
 def test_paper_vs_ours_reports_spread_over_splits_without_verdicts(model):
     from ensemble_repro.claims.rules import VERDICTS
-    from ensemble_repro.experiments import qwyc_report
+    from ensemble_repro.papers.qwyc import report as qwyc_report
 
     _, smaller, arrays = model
     q = config()

@@ -19,9 +19,11 @@ import yaml
 from workflow_helpers import SMOKE, SNAKEFILE, run_snakemake, smoke_config
 
 from ensemble_repro import record as rec
-from ensemble_repro.claims import COLUMNS, PAPERS, VERDICTS
+from ensemble_repro.claims.registry import COLUMNS
+from ensemble_repro.claims.rules import VERDICTS
 from ensemble_repro.cost.dag import config_jobs
 from ensemble_repro.estimate import estimate
+from ensemble_repro.papers import PAPERS
 from ensemble_repro.record import files as rec_files
 from ensemble_repro.record.__main__ import main as cli
 
@@ -402,7 +404,7 @@ def test_readme_block_is_regenerated_and_the_rest_is_untouched(tmp_path):
     rows = [r for r in block.splitlines() if r.startswith("| ")]
     assert rows[0] == "| paper | " + " | ".join(VERDICTS) + " | made at |"
     jab = rows[1].split(" | ")
-    assert jab[0] == f"| {PAPERS['jab']}"
+    assert jab[0] == f"| {PAPERS['jab'].title}"
     assert jab[1 : 1 + len(VERDICTS)] == ["0", "2"] + ["1"] * (len(VERDICTS) - 2)
     assert len(rows) == 4  # header and three papers
     assert "partial" not in block
@@ -414,7 +416,7 @@ def test_a_partial_record_says_which_papers_it_holds(tmp_path):
     write(record / "claims.csv")
     claims_frame(papers=("qwyc",)).to_csv(record / "claims.csv", index=False)
     block = rec.readme_block(record, tmp_path)
-    assert f"partial: it holds {PAPERS['qwyc']}; not yet {PAPERS['jab']}, " in block
+    assert f"partial: it holds {PAPERS['qwyc'].title}; not yet {PAPERS['jab'].title}, " in block
 
 
 @pytest.mark.parametrize(

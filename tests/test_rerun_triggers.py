@@ -3,7 +3,7 @@
 After the shared smoke run, every key of the smoke config (config/smoke.yaml merged on
 config/config.yaml) is changed on its own in an overlay config file, and a dry run tells which
 rules would run. The expectation comes from the per-rule key lists of
-``ensemble_repro.experiments.rule_keys`` (the lists the rules' ``params`` are built from): a key
+``ensemble_repro.rule_keys`` (the lists the rules' ``params`` are built from): a key
 read by rules R reruns R and their dependants (the jobs a ``--forcerun R`` dry run lists) and
 nothing else; a key that only shapes the job list adds or removes jobs and reruns no existing
 job of a rule that does not read it; a transport key reruns nothing. A smoke-config key that no
@@ -33,8 +33,8 @@ from workflow_helpers import (
 )
 
 from ensemble_repro.config import merge
-from ensemble_repro.experiments.names import SYNTHETIC_PREFIX
-from ensemble_repro.experiments.rule_keys import (
+from ensemble_repro.papers.knapsack.names import SYNTHETIC_PREFIX
+from ensemble_repro.rule_keys import (
     DAG_KEYS,
     DAG_PARAM_RULES,
     RULE_KEYS,

@@ -24,14 +24,9 @@ from workflow_helpers import (
     workflow_env,
 )
 
-from ensemble_repro.claims import (
-    CLAIMS_CSV,
-    PAPERS,
-    VERDICT_HTML,
-    VERDICT_MD,
-    claims_of,
-    read_claims,
-)
+from ensemble_repro.claims.registry import CLAIMS_CSV, VERDICT_HTML, VERDICT_MD
+from ensemble_repro.claims.table import read_claims
+from ensemble_repro.papers import PAPERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.workflow]
 
@@ -155,7 +150,7 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     claims = read_claims(smoke_cores2 / CLAIMS_CSV)  # checks columns and verdict vocabulary
     assert set(claims["scale"]) == {"smoke"}
     assert claims.groupby("paper")["claim_id"].nunique().to_dict() == {
-        p: len(claims_of(p)) for p in PAPERS
+        key: len(p.claims) for key, p in PAPERS.items()
     }
     assert "## Summary" in (smoke_cores2 / VERDICT_MD).read_text()
     report = run_snakemake(smoke_cores2, "--report", "results/report.html", cores=1)

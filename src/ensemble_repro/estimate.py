@@ -31,10 +31,11 @@ from pathlib import Path
 
 from .cost.dag import Job, config_jobs
 from .cost.machine import core_share, machine_calibration
-from .cost.registry import PARTS, price
+from .cost.registry import price
 from .cost.schedule import load_profile, local_wall, slurm_wall
 from .cost.units import UnitCosts
-from .experiments.names import BENCHMARKS
+from .papers import PAPERS
+from .rule_keys import BENCHMARKS
 
 
 @dataclass
@@ -95,7 +96,7 @@ def estimate(
     everything = price(jobs, config, units)
     on_cluster = everything if cluster_units is None else price(jobs, config, cluster_units)
     out = []
-    for paper in [p for p in PARTS if config["experiments"].get(p)] + ["total"]:
+    for paper in [p for p in PAPERS if config["experiments"][p]] + ["total"]:
         js = [j for j in everything if paper in (j.paper, "total")]
         cjs = [j for j in on_cluster if paper in (j.paper, "total")]
         out.append(

@@ -18,14 +18,11 @@ import pandas as pd
 from .claims.registry import CLAIMS_CSV, TABLE_HTML, VERDICT_HTML, VERDICT_MD, VERDICT_SUMMARY_RST
 from .claims.render import made_at
 from .io import read_json, write_text
+from .papers import PAPERS
 from .provenance import sidecar_path
 
-PAPERS = {
-    "data": "Prepared data sets",
-    "jab": "Jackknife+-after-bootstrap (Kim, Xu & Barber 2020)",
-    "qwyc": "Quit When You Can (Wang, Gupta & You 2018)",
-    "knapsack": "Stochastic knapsack ensemble selection (Hajdu et al. 2020)",
-}
+#: Sections of the index: the prepared data sets, then each paper's outputs.
+SECTIONS = {"data": "Prepared data sets", **{key: p.title for key, p in PAPERS.items()}}
 #: Folders of results/ that hold bookkeeping (or HTML views of tables) rather than results.
 SKIPPED_DIRS = {"logs", "benchmarks", Path(TABLE_HTML).parts[1]}
 #: Top-level files the index names in its introduction instead of listing them.
@@ -111,7 +108,7 @@ def build_index(
     and the scales and dates the verdicts (``results/claims.csv``) were made at."""
     root = Path(results_dir)
     compiled = [(p, p.regex()) for p in patterns]
-    sections: dict[str, list[str]] = {k: [] for k in PAPERS}
+    sections: dict[str, list[str]] = {k: [] for k in SECTIONS}
     for path in result_files(root):
         sidecar = path.name.endswith(".provenance.json")
         # a sidecar names its table (X.csv and X.md share X.provenance.json)
@@ -139,7 +136,7 @@ def build_index(
         + (f" (made at: {'; '.join(made_at(claims))})." if claims is not None else "."),
         "",
     ]
-    for key, title in PAPERS.items():
+    for key, title in SECTIONS.items():
         if not sections[key]:
             continue
         lines += [

@@ -1,23 +1,21 @@
-# Claims stage: each paper's claims judged from its result tables
-# (results/<paper>/claims.csv, registry and rules in ensemble_repro.claims), then merged by
-# report.smk's paper_vs_ours rule into results/claims.csv and the verdict pages. A paper switched
-# off keeps its earlier claims file, whose rows carry the scale and date they were made at.
+# Claims stage: each paper's claims judged from its result tables (results/<paper>/claims.csv;
+# each paper's registry and evaluator in ensemble_repro.papers.<paper>, the shared rules in
+# ensemble_repro.claims), then merged by report.smk's paper_vs_ours rule into
+# results/claims.csv and the verdict pages. A paper switched off keeps its earlier claims file,
+# whose rows carry the scale and date they were made at.
 
-from ensemble_repro.claims import (
+from ensemble_repro.claims.forest import FOREST_FIGURE
+from ensemble_repro.claims.registry import (
     CLAIMS_CSV,
-    PAPERS,
-    REPORT_CATEGORY,
+    SCALE_ENV,
     TABLE_HTML,
     VERDICT_HTML,
     VERDICT_MD,
     VERDICT_SUMMARY_RST,
-    paper_claims_csv,
     scale_label,
+    shipped_scales,
 )
-from ensemble_repro.claims.captions import jab_figure_caption, jab_figure_labels  # jab.smk
-from ensemble_repro.claims.forest import FOREST_FIGURE
-from ensemble_repro.claims.registry import SCALE_ENV, shipped_scales
-from ensemble_repro.experiments.rule_keys import verdict_keys
+from ensemble_repro.rule_keys import verdict_keys
 
 # The scale each paper's claims rows were made at (smoke / quick / paper / custom), told from
 # the config values its verdicts rest on; read by the claims scripts from the environment, not
@@ -37,7 +35,7 @@ rule jab_claims:
         fvr=f"{JR}/fixed_vs_random.csv",
         wor=f"{JR}/without_replacement.csv",
     output:
-        claims=paper_claims_csv("jab"),
+        claims=PAPERS["jab"].claims_csv,
         page=f"{JR}/paper_vs_ours.md",
     log:
         "results/logs/claims/jab.log",
@@ -62,7 +60,7 @@ rule qwyc_claims:
         rows=[
             f"{QR}/{d}/rows/{m}.parquet"
             for d in QWYC_DATASETS
-            for m in QWYC_METHODS + [names.SMALLER_SAME_LR]
+            for m in QWYC_METHODS + [SMALLER_SAME_LR]
         ],
         refits=[f"{QR}/{d}/refits.csv" for d in QWYC_DATASETS],
         timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
@@ -71,7 +69,7 @@ rule qwyc_claims:
             f"{QR}/{d}/rows/sensitivity_{s}.parquet" for d in QWYC_DATASETS for s in QWYC_SENS
         ],
     output:
-        paper_claims_csv("qwyc"),
+        PAPERS["qwyc"].claims_csv,
     log:
         "results/logs/claims/qwyc.log",
     localrule: True
@@ -96,11 +94,11 @@ rule knapsack_claims:
         lemma=f"{KN}/lemma_iv1.csv",
         greedy=f"{KN}/greedy_worst_case.csv",
         sizes=f"{KN}/size_estimates.csv",
-        beta_fit=f"{KN}/{names.KNAPSACK_TABLES['beta_fit'][0]}.csv",
+        beta_fit=f"{KN}/{KNAPSACK_TABLES['beta_fit'][0]}.csv",
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),
     output:
-        paper_claims_csv("knapsack"),
+        PAPERS["knapsack"].claims_csv,
     log:
         "results/logs/claims/knapsack.log",
     localrule: True
@@ -119,7 +117,7 @@ rule knapsack_claims:
 rule verdict_forest:
     """Forest plot of one paper's verdicts: each claim's effect and interval against its margin."""
     input:
-        lambda wc: paper_claims_csv(wc.paper),
+        lambda wc: PAPERS[wc.paper].claims_csv,
     output:
         pdf=FOREST_FIGURE.replace("{ext}", "pdf"),
         png=report(
@@ -167,7 +165,7 @@ rule table_html:
         report(
             TABLE_HTML,
             caption="../report/table_html.rst",
-            category=lambda wc: REPORT_CATEGORY[wc.table.split("/")[0]],
+            category=lambda wc: PAPERS[wc.table.split("/")[0]].category,
             labels=lambda wc: {"table": wc.table},
         ),
     log:

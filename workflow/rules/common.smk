@@ -19,8 +19,8 @@ from ensemble_repro.config import (
     validate_config,
 )
 from ensemble_repro.data import DataError, preflight, prepared_names_for
-from ensemble_repro.experiments import names
-from ensemble_repro.experiments.rule_keys import FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
+from ensemble_repro.papers import PAPERS
+from ensemble_repro.rule_keys import BENCHMARKS, FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
 
 # Conda environment used by every rule (`--sdm conda`); path relative to this directory.
 ENV = "../../envs/ensemble-repro.yaml"
@@ -88,7 +88,7 @@ def config_params(*keys):
 
 def rule_params(rule):
     """``params`` entry of ``rule``: per job, the config subset holding the keys it reads
-    (``ensemble_repro.experiments.rule_keys``, the one list of each rule's keys)."""
+    (``ensemble_repro.rule_keys``, the one list of each rule's keys)."""
     return lambda wc: config_params(*job_keys(rule, dict(wc.items())))
 
 
@@ -103,14 +103,9 @@ def experiment_on(name):
 
 def wanted_datasets():
     """Prepared data sets the enabled experiments need (names of ensemble_repro.data.load)."""
-    names = []
-    if experiment_on("jab"):
-        names += config["jab"]["datasets"]
-    if experiment_on("qwyc"):
-        names += config["qwyc"]["datasets"]
-    if experiment_on("knapsack"):
-        names += config["knapsack"]["datasets"]
-    return prepared_names_for(names)
+    return prepared_names_for(
+        [d for p in PAPERS if experiment_on(p) for d in config[p]["datasets"]]
+    )
 
 
 # Checks every raw file the run needs before any job starts: mirror files present and intact,
@@ -189,9 +184,7 @@ def check_targets(valid):
 
 
 def paper_vs_ours_files():
-    return {
-        p: f"results/{p}/paper_vs_ours.md" for p in ("jab", "qwyc", "knapsack") if experiment_on(p)
-    }
+    return {p: f"results/{p}/paper_vs_ours.md" for p in PAPERS if experiment_on(p)}
 
 
 def report_targets():
@@ -311,11 +304,11 @@ def start_of_run():
 
 
 def knapsack_costs_input(dataset, root, *, needed):
-    """The committed measured costs of one UCI pool (``ensemble_repro.experiments.knapsack_costs``):
+    """The committed measured costs of one UCI pool (``ensemble_repro.papers.knapsack.measured_costs``):
     its file when it holds the pool; none when the run does not select with measured times and
     they were never measured; else the run stops before any job with the command that measures
     them."""
-    from ensemble_repro.experiments import knapsack_costs as kc
+    from ensemble_repro.papers.knapsack import measured_costs as kc
 
     key = kc.pool_key(dataset, config["seed"], config["knapsack"]["split"])
     path = kc.costs_path(root, dataset)

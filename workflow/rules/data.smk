@@ -41,7 +41,7 @@ rule prepare:
     log:
         "results/logs/data/prepare/{name}.log",
     benchmark:
-        names.BENCHMARKS["prepare"]
+        BENCHMARKS["prepare"]
     conda:
         ENV
     threads: 1

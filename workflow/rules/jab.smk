@@ -1,6 +1,6 @@
 # Jackknife+-after-bootstrap (Kim, Xu & Barber 2020); protocol: docs/papers/jab.md.
-# Library: ensemble_repro.conformal; experiment cells: ensemble_repro.experiments.jab;
-# figures / tables: ensemble_repro.experiments.jab_report.
+# Library: ensemble_repro.conformal; the paper's slice: ensemble_repro.papers.jab (cells,
+# figures / tables in its report module, names, rule keys, claims, cost).
 # Jobs: one per (grid, data set, learner, m/n) with all trials inside (main grid: 45 jobs at
 # paper scale, fixed-vs-random: 90, J+non-ensemble: 9, without replacement: 9), grouped as
 # "jab_grid" for a cluster,
@@ -9,6 +9,14 @@
 # Resources, measured on the 2-core shared box (smoke/quick configs, results/benchmarks/jab/):
 # a main-grid job holds n * B fitted models and (n, B, 4096) prediction chunks: < 1 GB even for
 # Blog; runtime per trial ~1 s (ridge), ~30 s (RF), minutes (NN) on Communities, more on Blog.
+
+from ensemble_repro.papers.jab.names import (
+    jab_figure_caption,
+    jab_figure_ids,
+    jab_figure_labels,
+    jab_figure_name,
+    jab_table_name,
+)
 
 JAB = config["jab"]
 JAB_ALL = JAB["datasets"]
@@ -22,17 +30,17 @@ JAB_FVR_M = [f"{r:g}" for r in JAB["fixed_vs_random"]["m_ratios"]] if JAB_FVR_ON
 JAB_WOR = JAB["without_replacement"]
 JAB_WOR_M = [f"{r:g}" for r in JAB_WOR["m_ratios"]] if JAB_WOR["enabled"] else []
 JR = "results/jab"
-# Figure and table ids and file names: ensemble_repro.experiments.names (one definition).
-JAB_FIGS = names.jab_figure_ids(JAB["aggregations"], JAB_FVR_ON)
+# Figure and table ids and file names: ensemble_repro.papers.jab.names (one definition).
+JAB_FIGS = jab_figure_ids(JAB["aggregations"], JAB_FVR_ON)
 # one jab_figures job per figure (file stem -> figure id): each report entry its own caption
-JAB_FIG_STEMS = {names.jab_figure_name(f): f for f in JAB_FIGS}
+JAB_FIG_STEMS = {jab_figure_name(f): f for f in JAB_FIGS}
 JAB_FIG_FILES = {
     f"{stem}_{ext}": f"{JR}/figures/{stem}.{ext}"
     for stem in JAB_FIG_STEMS
     for ext in ("pdf", "png")
 }
 JAB_TABLE_FILES = {
-    f"{names.jab_table_name(d)}_{ext}": f"{JR}/tables/{names.jab_table_name(d)}.{ext}"
+    f"{jab_table_name(d)}_{ext}": f"{JR}/tables/{jab_table_name(d)}.{ext}"
     for d in JAB_ALL
     for ext in ("csv", "md")
 }
@@ -61,7 +69,7 @@ rule jab_main_cell:
     log:
         "results/logs/jab/main/{jab_data}_{jab_learner}_m{jab_m}.log",
     benchmark:
-        names.BENCHMARKS["jab_main_cell"]
+        BENCHMARKS["jab_main_cell"]
     group:
         "jab_grid"
     conda:
@@ -85,7 +93,7 @@ rule jab_jplus_cell:
     log:
         "results/logs/jab/jplus/{jab_data}_{jab_learner}.log",
     benchmark:
-        names.BENCHMARKS["jab_jplus_cell"]
+        BENCHMARKS["jab_jplus_cell"]
     group:
         "jab_grid"
     conda:
@@ -109,7 +117,7 @@ rule jab_fixed_vs_random_cell:
     log:
         "results/logs/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.log",
     benchmark:
-        names.BENCHMARKS["jab_fixed_vs_random_cell"]
+        BENCHMARKS["jab_fixed_vs_random_cell"]
     group:
         "jab_grid"
     conda:
@@ -134,7 +142,7 @@ rule jab_without_replacement_cell:
     log:
         "results/logs/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.log",
     benchmark:
-        names.BENCHMARKS["jab_without_replacement_cell"]
+        BENCHMARKS["jab_without_replacement_cell"]
     group:
         "jab_grid"
     conda:
@@ -204,7 +212,7 @@ rule jab_figures:
         png=report(
             f"{JR}/figures/{{jab_fig}}.png",
             caption="../report/jab_figures.rst",
-            category="Jackknife+-after-bootstrap",
+            category=PAPERS["jab"].category,
             labels=lambda wc: jab_figure_labels(JAB_FIG_STEMS[wc.jab_fig]),
         ),
     log:

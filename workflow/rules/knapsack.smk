@@ -1,21 +1,27 @@
 # Knapsack-constrained ensemble selection (Hajdu et al. 2020); protocol: docs/papers/knapsack.md.
-# Library: ensemble_repro.knapsack; experiment cells: ensemble_repro.experiments.knapsack.
+# Library: ensemble_repro.knapsack; the paper's slice: ensemble_repro.papers.knapsack (cells,
+# figures, measured costs, names, rule keys, claims, cost).
 # Jobs: 1 examples job, 1 pool job per UCI set, 1 selection job per pool (all budgets and
 # seeds inside), 1 summary job. Resources measured on the smoke/quick configs (2-core box
 # shared, load 5-10): pool builds take 25-60 s and < 1 GB; a selection job runs budgets x
 # seeds x (1 + stopping rules) x 3 searches of at most MAXSTEP evaluations (the estimator's
-# knapsack_cost.selection_evaluations), SA being most of it, in < 1 GB; the summary takes
+# ensemble_repro.papers.knapsack.cost.selection_evaluations), SA being most of it, in < 1 GB; the summary takes
 # seconds.
+
+from ensemble_repro.papers.knapsack.names import (
+    KNAPSACK_MEASURED_COSTS,
+    KNAPSACK_TABLES,
+    SYNTHETIC_PREFIX,
+)
 
 KNAPSACK_DATASETS = available(config["knapsack"]["datasets"]) if experiment_on("knapsack") else []
 KNAPSACK_POOLS = (
-    KNAPSACK_DATASETS
-    + [f"{names.SYNTHETIC_PREFIX}{n}" for n in config["knapsack"]["synthetic"]["sizes"]]
+    KNAPSACK_DATASETS + [f"{SYNTHETIC_PREFIX}{n}" for n in config["knapsack"]["synthetic"]["sizes"]]
     if experiment_on("knapsack")
     else []
 )
 KN = "results/knapsack"
-# Measured training-time costs: committed under the repository (names.KNAPSACK_COSTS), read by
+# Measured training-time costs: committed under the repository (KNAPSACK_COSTS), read by
 # every pool job and written only by the deliberate knapsack_costs target (make knapsack-costs).
 KN_COSTS_ROOT = workflow.basedir
 KN_COSTS_NEEDED = "measured" in [
@@ -29,12 +35,12 @@ KN_TARGETS = cli_targets()
 if KN_TARGETS is not None and "knapsack_costs" not in KN_TARGETS:
     for _data in KNAPSACK_DATASETS:
         knapsack_costs_input(_data, KN_COSTS_ROOT, needed=KN_COSTS_NEEDED)
-KN_CAT = "Knapsack ensembles"
-# Summary tables (names, file stems: ensemble_repro.experiments.names); the report shows them as
+KN_CAT = PAPERS["knapsack"].category
+# Summary tables (names, file stems: ensemble_repro.papers.knapsack.names); the report shows them as
 # HTML (claims.smk's table_html, whose caption describes them).
 KN_TABLE_FILES = {
     name + suffix: f"{KN}/{stem}.{ext}"
-    for name, (stem, _title) in names.KNAPSACK_TABLES.items()
+    for name, (stem, _title) in KNAPSACK_TABLES.items()
     for suffix, ext in (("", "csv"), ("_md", "md"))
 }
 
@@ -69,7 +75,7 @@ rule knapsack_examples:
     log:
         "results/logs/knapsack/examples.log",
     benchmark:
-        names.BENCHMARKS["knapsack_examples"]
+        BENCHMARKS["knapsack_examples"]
     conda:
         ENV
     threads: 1
@@ -95,7 +101,7 @@ rule knapsack_pool:
     log:
         "results/logs/knapsack/pool/{kn_data}.log",
     benchmark:
-        names.BENCHMARKS["knapsack_pool"]
+        BENCHMARKS["knapsack_pool"]
     group:
         "knapsack_grid"
     conda:
@@ -116,11 +122,11 @@ rule knapsack_measure_costs:
     input:
         table=lambda wc: prepared(wc.kn_data),
     output:
-        names.KNAPSACK_MEASURED_COSTS,
+        KNAPSACK_MEASURED_COSTS,
     log:
         "results/logs/knapsack/costs/{kn_data}.log",
     benchmark:
-        names.BENCHMARKS["knapsack_measure_costs"]
+        BENCHMARKS["knapsack_measure_costs"]
     conda:
         ENV
     threads: 1
@@ -135,9 +141,9 @@ rule knapsack_measure_costs:
 
 rule knapsack_costs:
     """Target: measure every configured UCI pool's costs and write them into the committed
-    files (names.KNAPSACK_COSTS); `make knapsack-costs` forces the measurement."""
+    files (KNAPSACK_COSTS); `make knapsack-costs` forces the measurement."""
     input:
-        expand(names.KNAPSACK_MEASURED_COSTS, kn_data=KNAPSACK_DATASETS),
+        expand(KNAPSACK_MEASURED_COSTS, kn_data=KNAPSACK_DATASETS),
     log:
         "results/logs/knapsack/costs_install.log",
     localrule: True
@@ -156,7 +162,7 @@ rule knapsack_select:
         unpack(
             lambda wc: (
                 {}
-                if wc.kn_pool.startswith(names.SYNTHETIC_PREFIX)
+                if wc.kn_pool.startswith(SYNTHETIC_PREFIX)
                 else {
                     "pool": f"{KN}/pools/{wc.kn_pool}.csv",
                     "votes": f"{KN}/pools/{wc.kn_pool}_votes.parquet",
@@ -170,7 +176,7 @@ rule knapsack_select:
     log:
         "results/logs/knapsack/select/{kn_pool}.log",
     benchmark:
-        names.BENCHMARKS["knapsack_select"]
+        BENCHMARKS["knapsack_select"]
     group:
         "knapsack_grid"
     conda:
@@ -200,7 +206,7 @@ rule knapsack_summary:
             report(
                 p,
                 caption="../report/knapsack_convergence.rst",
-                category="Knapsack ensembles",
+                category=KN_CAT,
                 labels={
                     "figure": "convergence (Section V)",
                     "pool": p.split("convergence_")[-1].removesuffix(".png"),
@@ -212,21 +218,21 @@ rule knapsack_summary:
         savings_png=report(
             f"{KN}/figures/stopping_savings.png",
             caption="../report/knapsack_savings.rst",
-            category="Knapsack ensembles",
+            category=KN_CAT,
             labels={"figure": "stopping-rule savings (Section VI)"},
         ),
         empirical_pdf=f"{KN}/figures/model_vs_empirical.pdf",
         empirical_png=report(
             f"{KN}/figures/model_vs_empirical.png",
             caption="../report/knapsack_empirical.rst",
-            category="Knapsack ensembles",
+            category=KN_CAT,
             labels={"figure": "independence model vs held-out vote (Section VI)"},
         ),
         paper_vs_ours=f"{KN}/paper_vs_ours.md",  # the report shows the verdict page instead
     log:
         "results/logs/knapsack/summary.log",
     benchmark:
-        names.BENCHMARKS["knapsack_summary"]
+        BENCHMARKS["knapsack_summary"]
     localrule: True
     conda:
         ENV

@@ -1,6 +1,6 @@
 # Quit When You Can (Wang, Gupta & You 2018) vs Fan et al. (2002); protocol:
-# docs/papers/qwyc.md. Library: ensemble_repro.qwyc; cells:
-# ensemble_repro.experiments.qwyc; figures / tables: ensemble_repro.experiments.qwyc_report.
+# docs/papers/qwyc.md. Library: ensemble_repro.qwyc; the paper's slice: ensemble_repro.papers.qwyc
+# (cells, figures / tables in its report module, names, rule keys, claims, cost).
 # Jobs per data set: 1 model job (per carve-out of qwyc.n_splits: learning-rate search; the GBT
 # of every rate refitted on all training rows), 1 sweep job per method (all splits, alphas /
 # gammas / random seeds inside, group "qwyc_grid"; each also keeps the per-test-row outcomes of
@@ -12,6 +12,14 @@
 # record on a loaded 2-core machine. Sweep and sensitivity jobs hold QWYC*'s alive x
 # candidates matrix.
 
+from ensemble_repro.papers.qwyc.names import (
+    REFIT_METHODS,
+    SMALLER_SAME_LR,
+    TIMING_METHODS,
+    check_qwyc_methods,
+    qwyc_method_names,
+)
+
 QWYC = config["qwyc"]
 QWYC_MEM_MB = 2000  # sweeps and sensitivity jobs (measured <= 0.96 GB)
 QWYC_SWEEP_MIN = 15  # QWYC* sweep wall time (measured <= 3.5 min under load)
@@ -22,17 +30,17 @@ QWYC_DATASETS = (
     if experiment_on("qwyc")
     else []
 )
-# sweep methods (one job each): ensemble_repro.experiments.names; Fan* must be among them
-QWYC_METHODS = names.qwyc_method_names(QWYC)
+# sweep methods (one job each): ensemble_repro.papers.qwyc.names; Fan* must be among them
+QWYC_METHODS = qwyc_method_names(QWYC)
 if experiment_on("qwyc"):
     try:
-        names.check_qwyc_methods(QWYC, source=_config_source())
+        check_qwyc_methods(QWYC, source=_config_source())
     except ConfigError as err:
         raise WorkflowError(str(err)) from None
-# sensitivity settings (ensemble_repro.experiments.qwyc.SENSITIVITY): one [I] switch changed
+# sensitivity settings (ensemble_repro.papers.qwyc.cells.SENSITIVITY): one [I] switch changed
 QWYC_SENS = list(QWYC["sensitivity"])
 QR = "results/qwyc"
-QWYC_CAT = "Quit When You Can"
+QWYC_CAT = PAPERS["qwyc"].category
 QWYC_TARGETS = (
     [f"{QR}/paper_vs_ours.md"]
     + [
@@ -76,7 +84,7 @@ rule qwyc_model:
     log:
         "results/logs/qwyc/model/{qwyc_data}.log",
     benchmark:
-        names.BENCHMARKS["qwyc_model"]
+        BENCHMARKS["qwyc_model"]
     conda:
         ENV
     threads: 1  # GBTs are trained single-threaded so results do not depend on --cores
@@ -99,7 +107,7 @@ rule qwyc_sweep:
     log:
         "results/logs/qwyc/sweep/{qwyc_data}_{qwyc_method}.log",
     benchmark:
-        names.BENCHMARKS["qwyc_sweep"]
+        BENCHMARKS["qwyc_sweep"]
     group:
         "qwyc_grid"
     conda:
@@ -163,7 +171,7 @@ rule qwyc_sensitivity:
     log:
         "results/logs/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.log",
     benchmark:
-        names.BENCHMARKS["qwyc_sensitivity"]
+        BENCHMARKS["qwyc_sensitivity"]
     group:
         "qwyc_grid"
     conda:
@@ -223,7 +231,7 @@ rule qwyc_timing:
     """Per-example evaluation time, full ensemble vs Fan* vs QWYC* at ~0.5% and ~1% differences."""
     input:
         arrays=f"{QR}/{{qwyc_data}}/model.npz",
-        sweeps=[f"{QR}/{{qwyc_data}}/sweeps/{m}.csv" for m in names.TIMING_METHODS],
+        sweeps=[f"{QR}/{{qwyc_data}}/sweeps/{m}.csv" for m in TIMING_METHODS],
         meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
     output:
         csv=f"{QR}/{{qwyc_data}}/timing.csv",  # in the report as HTML (table_html)
@@ -233,7 +241,7 @@ rule qwyc_timing:
     log:
         "results/logs/qwyc/timing/{qwyc_data}.log",
     benchmark:
-        names.BENCHMARKS["qwyc_timing"]
+        BENCHMARKS["qwyc_timing"]
     conda:
         ENV
     threads: 1  # one core: per-example times of the three methods are measured side by side
@@ -253,9 +261,7 @@ rule qwyc_refits:
     test row."""
     input:
         arrays=f"{QR}/{{qwyc_data}}/model.npz",
-        sweeps=[
-            f"{QR}/{{qwyc_data}}/sweeps/{m}.csv" for m in names.REFIT_METHODS if m in QWYC_METHODS
-        ],
+        sweeps=[f"{QR}/{{qwyc_data}}/sweeps/{m}.csv" for m in REFIT_METHODS if m in QWYC_METHODS],
         meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
     output:
         csv=f"{QR}/{{qwyc_data}}/refits.csv",
@@ -264,7 +270,7 @@ rule qwyc_refits:
     log:
         "results/logs/qwyc/refits/{qwyc_data}.log",
     benchmark:
-        names.BENCHMARKS["qwyc_refits"]
+        BENCHMARKS["qwyc_refits"]
     conda:
         ENV
     threads: 1

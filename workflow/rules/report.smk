@@ -9,7 +9,7 @@ rule paper_vs_ours:
     forest plots of the papers run); papers switched off keep their earlier claims file (rows
     marked with scale and date)."""
     input:
-        claims=[paper_claims_csv(p) for p in PAPERS if experiment_on(p)],
+        claims=[p.claims_csv for key, p in PAPERS.items() if experiment_on(key)],
         forests=forest_targets(),
     output:
         claims=CLAIMS_CSV,
@@ -31,7 +31,7 @@ rule paper_vs_ours:
         mem_mb=500,
         runtime=5,
     params:
-        paper_files={p: paper_claims_csv(p) for p in PAPERS},
+        paper_files={key: p.claims_csv for key, p in PAPERS.items()},
     script:
         "../scripts/claims_verdicts.py"
 

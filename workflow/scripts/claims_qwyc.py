@@ -1,14 +1,14 @@
-"""results/qwyc/claims.csv: verdicts on the QWYC claims (ensemble_repro.claims)."""
+"""results/qwyc/claims.csv: verdicts on the QWYC claims (ensemble_repro.papers.qwyc.claims)."""
 
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.claims.build import write_qwyc_claims  # noqa: E402
 from ensemble_repro.claims.registry import run_scale  # noqa: E402
+from ensemble_repro.papers.qwyc.claims import write_claims  # noqa: E402
 
 i = snakemake.input
-write_qwyc_claims(
+write_claims(
     i.rows,
     i.refits,
     i.timing,

@@ -8,8 +8,8 @@ import json
 import os
 
 from ensemble_repro.data import fetch_raw
-from ensemble_repro.experiments.rule_keys import FETCH_SETTINGS_ENV
 from ensemble_repro.logs import setup_logging
+from ensemble_repro.rule_keys import FETCH_SETTINGS_ENV
 
 setup_logging(snakemake.log[0])
 fetch_raw(

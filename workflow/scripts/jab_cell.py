@@ -4,8 +4,8 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments.jab import RULE_KINDS, run_job  # noqa: E402
 from ensemble_repro.io import write_parquet  # noqa: E402
+from ensemble_repro.papers.jab.cells import RULE_KINDS, run_job  # noqa: E402
 
 kind = RULE_KINDS[snakemake.rule]
 wc, cfg = snakemake.wildcards, snakemake.params.cfg

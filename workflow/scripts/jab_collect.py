@@ -3,7 +3,7 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments.jab_report import write_collected  # noqa: E402
+from ensemble_repro.papers.jab.report import write_collected  # noqa: E402
 
 inp, out = snakemake.input, snakemake.output
 write_collected(

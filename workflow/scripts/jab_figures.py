@@ -3,7 +3,7 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments.jab_report import write_figures  # noqa: E402
+from ensemble_repro.papers.jab.report import write_figures  # noqa: E402
 
 inp, out, p = snakemake.input, snakemake.output, snakemake.params
 figures = {p.figure: (out.pdf, out.png)}

@@ -3,8 +3,8 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments.jab_report import write_tables  # noqa: E402
-from ensemble_repro.experiments.names import jab_table_name  # noqa: E402
+from ensemble_repro.papers.jab.names import jab_table_name  # noqa: E402
+from ensemble_repro.papers.jab.report import write_tables  # noqa: E402
 
 inp, out, p = snakemake.input, snakemake.output, snakemake.params
 tables = {

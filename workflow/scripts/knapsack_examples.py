@@ -5,17 +5,17 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import knapsack as kx  # noqa: E402
-from ensemble_repro.experiments.knapsack_plots import lemma_figure  # noqa: E402
 from ensemble_repro.io import write_csv, write_markdown  # noqa: E402
+from ensemble_repro.papers.knapsack import cells  # noqa: E402
+from ensemble_repro.papers.knapsack.plots import lemma_figure  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
 
 params, out = snakemake.params.cfg, snakemake.output
-worked = kx.worked_example()
-runs, rates = kx.adversarial(params["knapsack"], params["seed"])
-lemma = kx.lemma_iv1_table()
-greedy = kx.greedy_worst_case(params["knapsack"], params["seed"])
-sizes = kx.size_estimates(params["knapsack"], params["seed"])
+worked = cells.worked_example()
+runs, rates = cells.adversarial(params["knapsack"], params["seed"])
+lemma = cells.lemma_iv1_table()
+greedy = cells.greedy_worst_case(params["knapsack"], params["seed"])
+sizes = cells.size_estimates(params["knapsack"], params["seed"])
 for table, csv, md, title in (
     (worked, out.worked, out.worked_md, "Worked example (section II)"),
     (rates, out.rates, out.rates_md, "Adversarial pool: success rates"),

@@ -7,9 +7,9 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments.knapsack_costs import measured_costs, pool_key  # noqa: E402
 from ensemble_repro.io import read_parquet, write_csv  # noqa: E402
 from ensemble_repro.knapsack.pools import build_pool  # noqa: E402
+from ensemble_repro.papers.knapsack.measured_costs import measured_costs, pool_key  # noqa: E402
 
 warnings.filterwarnings("ignore", category=UserWarning)  # MLP/SGD convergence notices
 warnings.filterwarnings("ignore", category=FutureWarning)

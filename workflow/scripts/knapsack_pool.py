@@ -6,9 +6,9 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments.knapsack_costs import pool_key, read_costs, with_costs  # noqa: E402
 from ensemble_repro.io import read_parquet, write_csv, write_parquet  # noqa: E402
 from ensemble_repro.knapsack.pools import build_pool  # noqa: E402
+from ensemble_repro.papers.knapsack.measured_costs import pool_key, read_costs, with_costs  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
 
 warnings.filterwarnings("ignore", category=UserWarning)  # MLP/SGD convergence notices

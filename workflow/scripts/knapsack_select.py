@@ -4,13 +4,13 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import knapsack as kx  # noqa: E402
 from ensemble_repro.io import write_csv, write_parquet  # noqa: E402
+from ensemble_repro.papers.knapsack import cells  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
 
 inp, params = snakemake.input, snakemake.params.cfg
 uci = hasattr(inp, "pool")  # a synthetic pool has no input
-runs, traces = kx.select_pool(
+runs, traces = cells.select_pool(
     snakemake.wildcards.kn_pool,
     params["knapsack"],
     params["seed"],

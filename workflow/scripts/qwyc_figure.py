@@ -5,11 +5,11 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
+from ensemble_repro.papers.qwyc import cells, report  # noqa: E402
 
 inp, out, p = snakemake.input, snakemake.output, snakemake.params
-points = qwyc.tradeoff_table(pd.concat([pd.read_csv(f) for f in inp.sweeps], ignore_index=True))
-qwyc_report.write_table(points, out.csv, out.md, "Figure 1 points (test split)", p.cfg, inp.meta)
-qwyc_report.plot_figure1(
+points = cells.tradeoff_table(pd.concat([pd.read_csv(f) for f in inp.sweeps], ignore_index=True))
+report.write_table(points, out.csv, out.md, "Figure 1 points (test split)", p.cfg, inp.meta)
+report.plot_figure1(
     points, pd.read_csv(inp.smaller), snakemake.wildcards.qwyc_data, out.pdf, out.png
 )

@@ -5,12 +5,10 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import qwyc_report  # noqa: E402
+from ensemble_repro.papers.qwyc import report  # noqa: E402
 
 inp, q = snakemake.input, snakemake.params.cfg["qwyc"]
 read = lambda files: pd.concat([pd.read_csv(f) for f in files], ignore_index=True)  # noqa: E731
 sensitivity = read(inp.sensitivity) if inp.sensitivity else None
-table = qwyc_report.paper_vs_ours(
-    read(inp.points), read(inp.smaller), read(inp.timing), q, sensitivity
-)
-qwyc_report.write_paper_vs_ours(table, snakemake.output[0], q)
+table = report.paper_vs_ours(read(inp.points), read(inp.smaller), read(inp.timing), q, sensitivity)
+report.write_paper_vs_ours(table, snakemake.output[0], q)

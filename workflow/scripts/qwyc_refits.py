@@ -6,14 +6,14 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
 from ensemble_repro.io import write_parquet  # noqa: E402
+from ensemble_repro.papers.qwyc import cells, report  # noqa: E402
 
 inp, out, cfg = snakemake.input, snakemake.output, snakemake.params.cfg
-arrays = qwyc.load_arrays(inp.arrays)
+arrays = cells.load_arrays(inp.arrays)
 sweeps = pd.concat([pd.read_csv(f) for f in inp.sweeps], ignore_index=True)
-df = qwyc.refit_job(arrays, sweeps, snakemake.wildcards.qwyc_data, cfg["qwyc"], cfg["seed"])
-qwyc_report.write_table(
+df = cells.refit_job(arrays, sweeps, snakemake.wildcards.qwyc_data, cfg["qwyc"], cfg["seed"])
+report.write_table(
     df, out.csv, out.md, "Bootstrap refits of ordering and thresholds", cfg, inp.meta
 )
-write_parquet(qwyc.smaller_rows(arrays, cfg["qwyc"]), out.smaller_rows)
+write_parquet(cells.smaller_rows(arrays, cfg["qwyc"]), out.smaller_rows)

@@ -6,21 +6,21 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import qwyc, qwyc_report  # noqa: E402
 from ensemble_repro.io import write_parquet  # noqa: E402
+from ensemble_repro.papers.qwyc import cells, report  # noqa: E402
 
 wc, out, cfg = snakemake.wildcards, snakemake.output, snakemake.params.cfg
 per_row = []
-df = qwyc.sensitivity_job(
-    qwyc.load_arrays(snakemake.input.arrays),
+df = cells.sensitivity_job(
+    cells.load_arrays(snakemake.input.arrays),
     wc.qwyc_data,
     wc.qwyc_setting,
     cfg["qwyc"],
     cfg["seed"],
     per_row,
 )
-provenance = {**cfg, "qwyc": qwyc.sensitivity_config(cfg["qwyc"], wc.qwyc_setting)}
-qwyc_report.write_table(
+provenance = {**cfg, "qwyc": cells.sensitivity_config(cfg["qwyc"], wc.qwyc_setting)}
+report.write_table(
     df,
     out.csv,
     out.md,

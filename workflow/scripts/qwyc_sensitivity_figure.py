@@ -5,11 +5,11 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import qwyc_report  # noqa: E402
+from ensemble_repro.papers.qwyc import report  # noqa: E402
 
 inp, out = snakemake.input, snakemake.output
 sens = pd.concat([pd.read_csv(f) for f in inp.sensitivity], ignore_index=True)
-qwyc_report.plot_sensitivity(
+report.plot_sensitivity(
     pd.read_csv(inp.points),
     sens,
     snakemake.wildcards.qwyc_data,

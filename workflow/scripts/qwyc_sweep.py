@@ -6,13 +6,13 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.experiments import qwyc  # noqa: E402
 from ensemble_repro.io import write_csv, write_parquet  # noqa: E402
+from ensemble_repro.papers.qwyc import cells  # noqa: E402
 
 wc, cfg, out = snakemake.wildcards, snakemake.params.cfg, snakemake.output
 per_row = []
-df = qwyc.sweep_job(
-    qwyc.load_arrays(snakemake.input.arrays),
+df = cells.sweep_job(
+    cells.load_arrays(snakemake.input.arrays),
     wc.qwyc_data,
     wc.qwyc_method,
     cfg["qwyc"],

@@ -1,17 +1,16 @@
-"""Writing the claims tables and verdict pages from the workflow's result tables."""
+"""Writing the claims tables and verdict pages (each paper's evaluator in its package,
+``ensemble_repro.papers.<paper>.claims``, calls :func:`write_paper_claims`)."""
 
 from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from ..io import read_parquet
-from . import jab, knapsack, qwyc
-from .registry import PAPERS
+from ..papers import PAPERS
 from .render import summary_rst, verdict_html, verdict_markdown
 from .table import claims_frame, merge_claims
 
@@ -23,15 +22,17 @@ def today() -> str:
     return datetime.datetime.now(datetime.UTC).date().isoformat()
 
 
-def _read(path: PathLike) -> pd.DataFrame:
+def read_table(path: PathLike) -> pd.DataFrame:
     try:
         return pd.read_csv(path)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
 
 
-def _write(rows: list[dict], out: PathLike, scale: str, page: PathLike | None = None) -> None:
-    """A paper's claims table, its rows labelled with ``scale`` (:func:`registry.scale_label`),
+def write_paper_claims(
+    rows: list[dict], out: PathLike, scale: str, page: PathLike | None = None
+) -> None:
+    """A paper's claims table, its rows labelled with ``scale`` (:func:`.registry.scale_label`),
     and, when ``page`` is given, its own verdict page (Markdown, generated from the same rows as
     the merged one: :func:`render.verdict_markdown`)."""
     from ..io import write_csv, write_text
@@ -39,110 +40,8 @@ def _write(rows: list[dict], out: PathLike, scale: str, page: PathLike | None = 
     df = claims_frame(rows, scale=scale, made_on=today())
     write_csv(df, out)
     if page is not None:
-        title = PAPERS[df["paper"].iloc[0]] if len(df) else "no claims"
+        title = PAPERS[df["paper"].iloc[0]].title if len(df) else "no claims"
         write_text(page, verdict_markdown(df, title=f"{title}: paper vs ours"))
-
-
-def _by_dataset(paths: Iterable[PathLike]) -> dict[str, pd.DataFrame]:
-    """Tables of results/qwyc/<data>/X.csv keyed by <data>."""
-    return {Path(p).parent.name: _read(p) for p in paths}
-
-
-def write_jab_claims(
-    main: PathLike,
-    jplus: PathLike,
-    fvr: PathLike,
-    without_replacement: PathLike,
-    out: PathLike,
-    *,
-    jab_cfg: Mapping,
-    missing: Sequence[str],
-    scale: str,
-    page: PathLike | None = None,
-) -> None:
-    """``results/jab/claims.csv`` (and the paper's verdict page ``page``) from main.csv,
-    jplus.csv, fixed_vs_random.csv and the sampling setting's without_replacement.csv."""
-    rows = jab.evaluate(
-        _read(main),
-        _read(jplus),
-        _read(fvr),
-        _read(without_replacement),
-        alpha=jab_cfg["alpha"],
-        datasets=jab_cfg["datasets"],
-        missing=missing,
-        aggregations=jab_cfg["aggregations"],
-        timing_m_ratio=jab_cfg["timing_m_ratio"],
-    )
-    _write(rows, out, scale, page)
-
-
-def write_qwyc_claims(
-    rows: Sequence[PathLike],
-    refits: Sequence[PathLike],
-    timing: Sequence[PathLike],
-    timing_runs: Sequence[PathLike],
-    sensitivity_rows: Sequence[PathLike],
-    out: PathLike,
-    *,
-    qwyc_cfg: Mapping,
-    scale: str,
-) -> None:
-    """``results/qwyc/claims.csv`` from each data set's per-test-row tables of the main fit
-    (``rows/<method>.parquet``, the smaller GBTs' included), bootstrap refits, timing tables and
-    the sensitivity settings' per-row tables (``rows/sensitivity_<setting>.parquet``)."""
-    main: dict[str, list[pd.DataFrame]] = {}
-    sens: dict[str, dict[str, pd.DataFrame]] = {}
-    for p in rows:
-        main.setdefault(Path(p).parent.parent.name, []).append(read_parquet(p))
-    for p in sensitivity_rows:
-        setting = Path(p).stem.removeprefix("sensitivity_")
-        sens.setdefault(Path(p).parent.parent.name, {})[setting] = read_parquet(p)
-    rows_by_ds = {
-        ds: pd.concat([f.assign(method=f["method"].astype(str)) for f in fs], ignore_index=True)
-        for ds, fs in main.items()
-    }
-    out_rows = qwyc.evaluate(
-        rows_by_ds,
-        _by_dataset(refits),
-        _by_dataset(timing),
-        _by_dataset(timing_runs),
-        sens,
-        datasets=qwyc_cfg["datasets"],
-        n_trees=qwyc_cfg["gbt"]["n_estimators"],
-        target_differences=qwyc_cfg["timing"]["target_differences"],
-    )
-    _write(out_rows, out, scale)
-
-
-def write_knapsack_claims(
-    inputs: Mapping[str, PathLike | Sequence[PathLike]],
-    out: PathLike,
-    *,
-    knapsack_cfg: Mapping,
-    seed: int,
-    scale: str,
-) -> None:
-    """``results/knapsack/claims.csv`` from the knapsack tables: ``inputs`` maps ``worked``,
-    ``rates``, ``lemma``, ``greedy``, ``sizes`` and ``beta_fit`` to their CSV files, ``runs``
-    to every pool's selection runs and ``votes`` to the UCI pools' test votes."""
-    from ..experiments.knapsack import rule_variants
-
-    rows = knapsack.evaluate(
-        _read(inputs["worked"]),
-        _read(inputs["rates"]),
-        {Path(p).stem: _read(p) for p in inputs["runs"]},
-        mc_sampler=knapsack_cfg["mc_sampler"],
-        evaluations=knapsack_cfg["adversarial"]["evaluations"],
-        stop_variants=rule_variants(knapsack_cfg)[1:],
-        uci_pools=knapsack_cfg["datasets"],
-        votes={Path(p).stem.removesuffix("_votes"): read_parquet(p) for p in inputs["votes"]},
-        lemma=_read(inputs["lemma"]),
-        greedy=_read(inputs["greedy"]),
-        sizes=_read(inputs["sizes"]),
-        beta_fit=_read(inputs["beta_fit"]),
-        seed=seed,
-    )
-    _write(rows, out, scale)
 
 
 def write_verdicts(

@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from .registry import CLAIMS, PAPERS
+from ..papers import CLAIMS, PAPERS
 from .rules import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 #: Marker colour and shape of each verdict.
@@ -27,7 +27,7 @@ VERDICT_STYLE = {
 BAND_COLOUR = "#d9f0d3"
 
 
-#: A paper's forest plot (``paper``: a key of :data:`registry.PAPERS`; ``ext``: pdf or png).
+#: A paper's forest plot (``paper``: a key of :data:`ensemble_repro.papers.PAPERS`; ``ext``: pdf or png).
 FOREST_FIGURE = "results/figures/forest_{paper}.{ext}"
 
 
@@ -120,7 +120,7 @@ def forest_plot(
         handles=handles, loc="upper center", ncol=5, bbox_to_anchor=(0.5, 1.0), frameon=False
     )
     fig.suptitle(
-        f"{PAPERS[paper]}: each claim's effect with its 95% interval against its margin",
+        f"{PAPERS[paper].title}: each claim's effect with its 95% interval against its margin",
         y=1.0 + 0.35 / (sum(heights) + 0.9),
     )
     if len(untested):

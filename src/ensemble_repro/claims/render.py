@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from .registry import PAPERS
+from ..papers import PAPERS
 from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, VERDICTS
+
+#: Paper key -> title, in report order.
+_TITLES = {key: p.title for key, p in PAPERS.items()}
 
 _CSS = (
     "body{font-family:sans-serif;font-size:13px;margin:1em}"
@@ -39,7 +42,7 @@ def made_at(df: pd.DataFrame) -> list[str]:
 def summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per paper: how many claim rows got each verdict, with the scale(s) and date(s) made at."""
     rows = []
-    for paper, title in PAPERS.items():
+    for paper, title in _TITLES.items():
         sub = df[df["paper"] == paper]
         if not len(sub):
             continue
@@ -86,7 +89,7 @@ def verdict_markdown(
         "",
     ]
     lines += _md_table(summary(df)) + [""]
-    for paper, title in PAPERS.items():
+    for paper, title in _TITLES.items():
         sub = df[df["paper"] == paper]
         if not len(sub):
             continue
@@ -169,7 +172,7 @@ def verdict_html(df: pd.DataFrame, forests: Mapping[str, Path] | None = None) ->
         "scale",
         "made_on",
     ]
-    for paper, title in PAPERS.items():
+    for paper, title in _TITLES.items():
         sub = df[df["paper"] == paper]
         if not len(sub):
             continue

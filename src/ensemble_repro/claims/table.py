@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .registry import CLAIMS, COLUMNS, PAPERS
+from ..papers import CLAIMS, PAPERS
+from .registry import COLUMNS
 from .rules import INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Interval
 
 #: The numeric columns of a claims table (the forest plot reads them).
@@ -35,7 +36,7 @@ def claim_row(
     Parameters
     ----------
     claim_id : str
-        A key of :data:`ensemble_repro.claims.registry.CLAIMS`.
+        A key of :data:`ensemble_repro.papers.CLAIMS`.
     dataset : str
         The data set (or pool, or setting) the row is about.
     ours : str

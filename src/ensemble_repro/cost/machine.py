@@ -103,8 +103,8 @@ def _kernel_numeric() -> None:
 
 #: Code of the ``start`` kernel: a fresh process importing what every job imports.
 START_CODE = (
-    "import snakemake.script, ensemble_repro.experiments.jab, ensemble_repro.experiments.qwyc, "
-    "ensemble_repro.experiments.knapsack, ensemble_repro.io"
+    "import snakemake.script, ensemble_repro.papers.jab.cells, ensemble_repro.papers.qwyc.cells, "
+    "ensemble_repro.papers.knapsack.cells, ensemble_repro.io"
 )
 
 

@@ -1,8 +1,8 @@
 """The cost function of every rule of the workflow, keyed by rule name.
 
-Each paper's cost functions live beside its experiment code
-(:mod:`ensemble_repro.experiments.jab_cost`, ``qwyc_cost``, ``knapsack_cost``) and call the
-functions its jobs call for their sizes. The data stage (fetch, preparation) and the report
+Each paper's cost functions live in its package (``ensemble_repro.papers.<paper>.cost``,
+:meth:`ensemble_repro.papers.Paper.costs`) and call the functions its jobs call for their
+sizes. The data stage (fetch, preparation) and the report
 stage (HTML tables, forest plots, verdict pages, results index) are light jobs; target rules
 run nothing. A rule without an entry stops the estimate (and fails a test).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from ..experiments import jab_cost, knapsack_cost, qwyc_cost
+from ..papers import PAPERS
 from .basic import CostFunction, light, negligible
 from .dag import Job
 from .units import UnitCosts
@@ -21,12 +21,10 @@ from .units import UnitCosts
 #: report part the target rules (``all`` and the per-paper targets of the Snakefile).
 PARTS: dict[str, dict[str, CostFunction]] = {
     "data": dict.fromkeys(("fetch", "prepare"), light),
-    "jab": jab_cost.COSTS,
-    "qwyc": qwyc_cost.COSTS,
-    "knapsack": knapsack_cost.COSTS,
+    **{key: paper.costs() for key, paper in PAPERS.items()},
     "report": {
         **dict.fromkeys(("table_html", "verdict_forest", "paper_vs_ours", "results_index"), light),
-        **dict.fromkeys(("all", "data", "jab", "qwyc", "knapsack", "figures"), negligible),
+        **dict.fromkeys(("all", "data", *PAPERS, "figures"), negligible),
     },
 }
 #: Rule -> (part of the run, cost function).
@@ -64,7 +62,7 @@ def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:
         except KeyError:
             raise KeyError(
                 f"rule {job.rule} has no cost function: add one to its paper's cost module "
-                "(ensemble_repro.cost.registry.PARTS)"
+                "(ensemble_repro.papers.<paper>.cost.COSTS)"
             ) from None
         out.append(replace(job, paper=part, cpu=cost(job, config, units) * units.factor(job.rule)))
     return out

@@ -661,7 +661,7 @@ def restore(
     config : mapping, optional
         The config of the run to resume. When given, only cells that are jobs of it are
         restored, and every config value such a cell reads (its rule's keys in
-        :mod:`ensemble_repro.experiments.rule_keys`) must equal the record's
+        :mod:`ensemble_repro.rule_keys`) must equal the record's
         :data:`CONFIG_NAME`.
     overwrite : bool
         Replace files the run already has (by default they are kept).
@@ -676,7 +676,7 @@ def restore(
         The record does not exist, a prepared data table a cell needs is missing, or a cell
         was made with other config values than ``config``'s (nothing is copied then).
     """
-    from ..experiments.rule_keys import job_keys
+    from ..rule_keys import job_keys
 
     record, results = Path(record), Path(results)
     if not record.is_dir():

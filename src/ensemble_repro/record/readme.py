@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..claims import PAPERS, VERDICT_MD, read_claims
+from ..claims.registry import VERDICT_MD
 from ..claims.render import summary
+from ..claims.table import read_claims
 from ..io import markdown_table, write_text
+from ..papers import PAPERS
 from .files import RecordError
 from .runmd import RUN_MD
 
@@ -59,9 +61,9 @@ def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".")
         lines += [
             "",
             "The record is partial: it holds "
-            + (", ".join(PAPERS[p] for p in present) or "no paper")
+            + (", ".join(PAPERS[p].title for p in present) or "no paper")
             + "; not yet "
-            + ", ".join(PAPERS[p] for p in absent)
+            + ", ".join(PAPERS[p].title for p in absent)
             + ".",
         ]
     return "\n".join(lines)

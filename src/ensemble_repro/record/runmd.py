@@ -48,7 +48,7 @@ class Benchmark:
 
 
 def _pattern_regex(pattern: str) -> re.Pattern:
-    """A regex matching the paths of a ``names.BENCHMARKS`` pattern, wildcards as groups."""
+    """A regex matching the paths of a ``rule_keys.BENCHMARKS`` pattern, wildcards as groups."""
     parts = re.split(r"\{(\w+)\}", pattern)
     out = ""
     for i, part in enumerate(parts):
@@ -65,7 +65,7 @@ def benchmark_rule(rel: str) -> tuple[str, dict[str, str]] | None:
     >>> benchmark_rule("benchmarks/qwyc/sweep/adult_qwyc_greedy_mse.tsv")
     ('qwyc_sweep', {'qwyc_data': 'adult', 'qwyc_method': 'qwyc_greedy_mse'})
     """
-    from ..experiments.names import BENCHMARKS
+    from ..rule_keys import BENCHMARKS
 
     full = f"{RESULTS_DIR}/{rel}"
     for rule, pattern in BENCHMARKS.items():

@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .cells import LABELS, setting_switches, split_mean, switches
 from .names import CROSSFIT, FAN_STAR, QWYC_STAR, SENSITIVITY_METHODS, setting_affects
-from .qwyc import LABELS, setting_switches, split_mean, switches
 
 
 # ------------------------------------------------------------------ figures and claims
@@ -21,7 +21,7 @@ def plot_figure1(points: pd.DataFrame, smaller: pd.DataFrame, dataset: str, pdf,
     """Figure 1: test accuracy and % classification differences vs mean # base models."""
     import matplotlib.pyplot as plt
 
-    from ..plotting import paper_style, save_figure
+    from ...plotting import paper_style, save_figure
 
     paper_style()
     points, smaller = split_mean(points), split_mean(smaller.drop(columns="learning_rate"))
@@ -83,7 +83,7 @@ def plot_sensitivity(
     set vs on test (points above the diagonal: thresholds over-fitted to the fitting set)."""
     import matplotlib.pyplot as plt
 
-    from ..plotting import paper_style, save_figure
+    from ...plotting import paper_style, save_figure
 
     paper_style()
     points, sensitivity = split_mean(points), split_mean(sensitivity)
@@ -272,8 +272,8 @@ def paper_vs_ours(
 def write_table(df: pd.DataFrame, csv, md, title: str, params: dict, inputs=()) -> None:
     """CSV + Markdown + provenance sidecar; ``params`` is the config subset the rule declares
     (``seed`` and the ``qwyc:`` keys it reads, [I] switches included)."""
-    from ..io import write_csv, write_markdown
-    from ..provenance import write_provenance
+    from ...io import write_csv, write_markdown
+    from ...provenance import write_provenance
 
     write_csv(df, csv)
     write_markdown(df, md, title=title)
@@ -281,7 +281,7 @@ def write_table(df: pd.DataFrame, csv, md, title: str, params: dict, inputs=()) 
 
 
 def write_paper_vs_ours(table: pd.DataFrame, path, q: dict) -> None:
-    from ..io import markdown_table, write_text
+    from ...io import markdown_table, write_text
 
     head = (
         "# Quit When You Can (Wang, Gupta & You 2018): paper vs ours\n\n"

@@ -194,7 +194,7 @@ def install(measured: Iterable[str | os.PathLike], root: str | os.PathLike) -> l
     list of Path
         The files written.
     """
-    from ..io import write_csv
+    from ...io import write_csv
 
     written = []
     for src in measured:

@@ -22,10 +22,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..cost.basic import light, started
-from ..cost.dag import Job
-from ..cost.units import UnitCosts
-from ..data.registry import prepared_names_for
+from ...cost.basic import light, started
+from ...cost.dag import Job
+from ...cost.units import UnitCosts
+from ...data.registry import prepared_names_for
+from .cells import (
+    carve_out_size,
+    draws_per_split,
+    fit_key,
+    method_grid,
+    repetitions,
+    sensitivity_config,
+)
 from .names import (
     CROSSFIT,
     FAN_STAR,
@@ -33,14 +41,6 @@ from .names import (
     REFIT_METHODS,
     qwyc_method_names,
     sensitivity_methods,
-)
-from .qwyc import (
-    carve_out_size,
-    draws_per_split,
-    fit_key,
-    method_grid,
-    repetitions,
-    sensitivity_config,
 )
 
 

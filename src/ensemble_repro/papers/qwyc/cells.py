@@ -11,7 +11,7 @@ rows, the GBT held fixed. ``timing_job``: deployment timing at matched differenc
 style) on every distinct fit. The sweeps and :func:`smaller_rows` also keep per-test-row
 outcomes (:func:`row_frame`) for the claims' test-row intervals. Every row carries the [I]
 switches that produced it. Figures, tables and the paper's claims:
-:mod:`.qwyc_report`.
+:mod:`.report`.
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
-from ..io import read_parquet
-from ..logs import Progress, get_logger
-from ..qwyc import FanEarlyStopping, QuitWhenYouCan, flatten_model
-from ..qwyc.cascade import partial_sums
-from ..qwyc.estimators import BUDGET_RULES
-from ..qwyc.timing import CascadeTimer, never_stop
-from ..qwyc.trees import FlatForest, sequential_sum, split_gain
+from ...io import read_parquet
+from ...logs import Progress, get_logger
+from ...qwyc import FanEarlyStopping, QuitWhenYouCan, flatten_model
+from ...qwyc.cascade import partial_sums
+from ...qwyc.estimators import BUDGET_RULES
+from ...qwyc.timing import CascadeTimer, never_stop
+from ...qwyc.trees import FlatForest, sequential_sum, split_gain
+from .keys import SWITCHES
 from .names import (
     CROSSFIT,
     FAN_STAR,
@@ -63,21 +64,15 @@ LABELS = {
 
 
 def switches(q: dict) -> dict:
-    """The inferred ([I]) choices of the ``qwyc:`` config section, as written into every row."""
-    fan = q["fan"]
-    return {
-        "budget_rule": q["budget_rule"],
-        "side_split": q["side_split"],
-        "tie_break": q["tie_break"],
-        "fit_on": q["fit_on"],
-        "decision_threshold": q["decision_threshold"],
-        "fan_n_bins": fan["n_bins"],
-        "fan_bin_kind": fan["bin_kind"],
-        "fan_stats_on_survivors": fan["stats_on_survivors"],
-        "fan_min_bin_count": fan["min_bin_count"],
-        "fan_score": fan["score"],
-        "gbt_min_samples_leaf": q["gbt"]["min_samples_leaf"],
-    }
+    """The inferred ([I]) choices of the ``qwyc:`` config section (:data:`.keys.SWITCHES`), as
+    written into every row: ``qwyc.fan.n_bins`` is column ``fan_n_bins``."""
+    out = {}
+    for key in SWITCHES:
+        node = {"qwyc": q}
+        for part in key.split("."):
+            node = node[part]
+        out[key.removeprefix("qwyc.").replace(".", "_")] = node
+    return out
 
 
 # ------------------------------------------------------------------ data and GBT
@@ -882,7 +877,7 @@ def _time_fit(v: FitView, X, sweeps, dataset, q, seed, split):
 
 # ------------------------------------------------------------------ arrays
 def save_arrays(arrays: dict, path) -> None:
-    from ..io import atomic_path
+    from ...io import atomic_path
 
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:

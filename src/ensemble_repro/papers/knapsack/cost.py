@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..cost.basic import light, started
-from ..cost.dag import Job
-from ..cost.units import UnitCosts
-from .knapsack import SEARCHES, adversarial_plans, rule_variants, selection_plans
+from ...cost.basic import light, started
+from ...cost.dag import Job
+from ...cost.units import UnitCosts
+from .cells import SEARCHES, adversarial_plans, rule_variants, selection_plans
 from .names import synthetic_size
 
 

@@ -1,5 +1,5 @@
 """Figures 1, 2, S1-S10 and Tables S1-S3 of Kim, Xu & Barber (2020) (verdicts on its claims:
-``ensemble_repro.claims.jab``)."""
+:mod:`.claims`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..io import read_parquet
-from ..plotting import paper_style
-from .jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed
+from ...io import read_parquet
+from ...plotting import paper_style
+from .cells import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed
 from .names import JAB_FIGURES, JAB_TABLES
 
 DATASET_LABEL = {"meps": "MEPS", "blog": "Blog", "communities": "Communities"}
@@ -48,7 +48,7 @@ PAPER_SECONDS = {
 
 #: Level and resamples of the percentile-bootstrap interval of the J+ensemble / J+aB time ratio.
 RATIO_LEVEL, N_BOOTSTRAP = 0.95, 2000
-#: How Tables S1-S3 times are taken (experiments.jab.run_job), for their headers.
+#: How Tables S1-S3 times are taken (:func:`.cells.run_job`), for their headers.
 TIMING_NOTE = (
     "each method timed alone in one process with one BLAS thread, its model fits in "
     "sequence (as in the paper), whatever the worker count; *_cpu_* columns: CPU "
@@ -349,8 +349,8 @@ def write_collected(
     CSV to write; ``params`` is the config subset the rule declares (the sidecar records it),
     ``meta`` the prepared-data sidecars.
     """
-    from ..io import write_csv
-    from ..provenance import write_provenance
+    from ...io import write_csv
+    from ...provenance import write_provenance
 
     for key, path in tables.items():
         write_csv(_read_all(list(cells[key])), path)
@@ -369,7 +369,7 @@ def write_figures(
 ) -> None:
     """Each paper figure of ``figures`` (figure id -> (pdf path, png path)) from the tidy
     tables ``main``, ``jplus`` and ``fvr`` (CSV paths)."""
-    from ..plotting import save_figure
+    from ...plotting import save_figure
 
     main, jplus, fvr = _read_csv(main), _read_csv(jplus), _read_csv(fvr)
     datasets = list(jab_cfg["datasets"])
@@ -413,9 +413,9 @@ def write_tables(
 ) -> None:
     """Tables S1-S3 (``tables``: data set -> (csv path, md path); CSV + Markdown + provenance
     from ``params``, the rule's config subset) from the tidy tables. The verdicts on the
-    paper's claims are the claims package's (``ensemble_repro.claims.jab``), not made here."""
-    from ..io import write_csv, write_markdown
-    from ..provenance import write_provenance
+    paper's claims are made by :mod:`.claims`, not here."""
+    from ...io import write_csv, write_markdown
+    from ...provenance import write_provenance
 
     jab_cfg = params["jab"]
     main, jplus = _read_csv(main), _read_csv(jplus)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..plotting import paper_style, plt, save_figure
+from ...plotting import paper_style, plt, save_figure
 
 COLORS = {
     "simulated_annealing": "tab:blue",

@@ -12,38 +12,22 @@ The GBT is deterministic under the paper's protocol (``fit_on: train_full``), so
 * the **timing runs** (``timing_runs.csv``), paired across methods within a run.
 
 The learning rate is a sensitivity setting, not a replicate. The rules are stated in the
-registry (``registry.CLAIMS``) with the margins of :mod:`.margins`.
+registry (:mod:`.registry`) with the margins of :mod:`.margins`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..experiments.names import (
-    CROSSFIT,
-    FAN_STAR,
-    QWYC_STAR,
-    REFIT_METHODS,
-    SMALLER_SAME_LR,
-    setting_affects,
-)
-from ..experiments.qwyc import LABELS
-from .margins import (
-    QWYC_COMPARE_PCT,
-    QWYC_FAITHFUL_PCT,
-    QWYC_FASTER_THAN,
-    QWYC_MANY_SHARE,
-    QWYC_MATCH_FACTOR,
-    QWYC_MIN_SPEEDUP,
-    QWYC_POINT_SHARE,
-)
-from .rules import (
+from ...claims.build import PathLike, read_table, write_paper_claims
+from ...claims.rules import (
     INCONCLUSIVE,
     LEVEL,
     NOT_REPRODUCED,
@@ -59,7 +43,26 @@ from .rules import (
     t_interval,
     wilson,
 )
-from .table import claim_row, untestable
+from ...claims.table import claim_row, untestable
+from ...io import read_parquet
+from .cells import LABELS
+from .margins import (
+    QWYC_COMPARE_PCT,
+    QWYC_FAITHFUL_PCT,
+    QWYC_FASTER_THAN,
+    QWYC_MANY_SHARE,
+    QWYC_MATCH_FACTOR,
+    QWYC_MIN_SPEEDUP,
+    QWYC_POINT_SHARE,
+)
+from .names import (
+    CROSSFIT,
+    FAN_STAR,
+    QWYC_STAR,
+    REFIT_METHODS,
+    SMALLER_SAME_LR,
+    setting_affects,
+)
 
 #: Methods that are not a pre-selected ordering of the paper (never a rival of QWYC*).
 NOT_RIVALS = (QWYC_STAR, CROSSFIT, SMALLER_SAME_LR)
@@ -90,13 +93,13 @@ class Finding:
 
 # ------------------------------------------------------------------ reading the per-row table
 def points(rows: pd.DataFrame) -> pd.DataFrame:
-    """Operating points of a per-row table (:func:`ensemble_repro.experiments.qwyc.row_frame`):
+    """Operating points of a per-row table (:func:`.cells.row_frame`):
     per (method, value) the test rows ``n``, the % test differences, the accuracy and the mean
     # models evaluated (means over random repetitions).
 
     Examples
     --------
-    >>> from ensemble_repro.experiments.qwyc import row_frame
+    >>> from ensemble_repro.papers.qwyc.cells import row_frame
     >>> r = row_frame(0, 0.1, "qwyc_joint", 0.0, 0, np.array([1, 0, 1, 1], bool),
     ...               np.array([1, 2, 3, 4]), np.ones(4, bool), np.ones(4))
     >>> points(r)[["method", "n", "differences_pct", "models"]].to_numpy().tolist()
@@ -785,3 +788,46 @@ def _timing_flips(timing, runs, split) -> dict[str, str]:
         lr = float(g["learning_rate"].iloc[0])
         flips[f"learning_rate_{lr:g}"] = faster_than_fan(g, runs[runs["split"] == s]).verdict
     return flips
+
+
+def _by_dataset(paths: Iterable[PathLike]) -> dict[str, pd.DataFrame]:
+    """Tables of results/qwyc/<data>/X.csv keyed by <data>."""
+    return {Path(p).parent.name: read_table(p) for p in paths}
+
+
+def write_claims(
+    rows: Sequence[PathLike],
+    refits: Sequence[PathLike],
+    timing: Sequence[PathLike],
+    timing_runs: Sequence[PathLike],
+    sensitivity_rows: Sequence[PathLike],
+    out: PathLike,
+    *,
+    qwyc_cfg: Mapping,
+    scale: str,
+) -> None:
+    """``results/qwyc/claims.csv`` from each data set's per-test-row tables of the main fit
+    (``rows/<method>.parquet``, the smaller GBTs' included), bootstrap refits, timing tables and
+    the sensitivity settings' per-row tables (``rows/sensitivity_<setting>.parquet``)."""
+    main: dict[str, list[pd.DataFrame]] = {}
+    sens: dict[str, dict[str, pd.DataFrame]] = {}
+    for p in rows:
+        main.setdefault(Path(p).parent.parent.name, []).append(read_parquet(p))
+    for p in sensitivity_rows:
+        setting = Path(p).stem.removeprefix("sensitivity_")
+        sens.setdefault(Path(p).parent.parent.name, {})[setting] = read_parquet(p)
+    rows_by_ds = {
+        ds: pd.concat([f.assign(method=f["method"].astype(str)) for f in fs], ignore_index=True)
+        for ds, fs in main.items()
+    }
+    out_rows = evaluate(
+        rows_by_ds,
+        _by_dataset(refits),
+        _by_dataset(timing),
+        _by_dataset(timing_runs),
+        sens,
+        datasets=qwyc_cfg["datasets"],
+        n_trees=qwyc_cfg["gbt"]["n_estimators"],
+        target_differences=qwyc_cfg["timing"]["target_differences"],
+    )
+    write_paper_claims(out_rows, out, scale)

@@ -21,15 +21,15 @@ import zlib
 
 import numpy as np
 
-from ..conformal import core
-from ..conformal.estimators import (
+from ...conformal import core
+from ...conformal.estimators import (
     fit_models,
     loo_resamples,
     parallel_fit,
     predict_models,
     predict_out_of_bag,
 )
-from ..learners import make_learner
+from ...learners import make_learner
 
 JAB, JAB_FIXED, JAB_RANDOM = "J+aB", "J+aB fixed B", "J+aB random B"
 JPLUS_ENSEMBLE, JPLUS = "J+ensemble", "J+non-ensemble"
@@ -394,7 +394,7 @@ def fixed_vs_random_cell(
 # ----------------------------------------------------------------------------- workflow jobs
 def load_prepared(path) -> tuple[np.ndarray, np.ndarray]:
     """Features and target of a prepared table (feature columns, then ``target``)."""
-    from ..io import read_parquet
+    from ...io import read_parquet
 
     df = read_parquet(path)
     return df.drop(columns="target").to_numpy(dtype=float), df["target"].to_numpy(dtype=float)
@@ -423,7 +423,7 @@ def run_job(
     import pandas as pd
     from joblib import Parallel, delayed, parallel_config
 
-    from ..logs import Progress
+    from ...logs import Progress
 
     X, y = load_prepared(table_path)
     common = {

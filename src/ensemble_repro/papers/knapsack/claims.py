@@ -10,12 +10,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..experiments.knapsack import paired_savings
-from ..knapsack import majority_vote_accuracy
+from ...claims.build import PathLike, read_table, write_paper_claims
+from ...claims.rules import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    Interval,
+    band_verdict,
+    combine_parts,
+    equivalence,
+    holm,
+    newcombe_diff,
+    one_sided,
+    random_effects,
+    repeats_needed,
+    robust_to,
+    t_interval,
+)
+from ...claims.table import claim_row, untestable
+from ...io import read_parquet
+from ...knapsack import majority_vote_accuracy
+from .cells import paired_savings, rule_variants
 from .margins import (
     KN_BOOTSTRAP,
     KN_COMPETITIVE_MARGIN,
@@ -33,24 +54,6 @@ from .margins import (
     KN_SLIGHT_FACTOR,
     KN_WORKED_TOL,
 )
-from .rules import (
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    PARTLY,
-    REPRODUCED,
-    Interval,
-    band_verdict,
-    combine_parts,
-    equivalence,
-    holm,
-    newcombe_diff,
-    one_sided,
-    random_effects,
-    repeats_needed,
-    robust_to,
-    t_interval,
-)
-from .table import claim_row, untestable
 
 NO_RULE = "stop=none"
 SA, SS, MC = "simulated_annealing", "stochastic_search", "monte_carlo"
@@ -799,3 +802,32 @@ def evaluate(
         )
     )
     return rows
+
+
+def write_claims(
+    inputs: Mapping[str, PathLike | Sequence[PathLike]],
+    out: PathLike,
+    *,
+    knapsack_cfg: Mapping,
+    seed: int,
+    scale: str,
+) -> None:
+    """``results/knapsack/claims.csv`` from the knapsack tables: ``inputs`` maps ``worked``,
+    ``rates``, ``lemma``, ``greedy``, ``sizes`` and ``beta_fit`` to their CSV files, ``runs``
+    to every pool's selection runs and ``votes`` to the UCI pools' test votes."""
+    rows = evaluate(
+        read_table(inputs["worked"]),
+        read_table(inputs["rates"]),
+        {Path(p).stem: read_table(p) for p in inputs["runs"]},
+        mc_sampler=knapsack_cfg["mc_sampler"],
+        evaluations=knapsack_cfg["adversarial"]["evaluations"],
+        stop_variants=rule_variants(knapsack_cfg)[1:],
+        uci_pools=knapsack_cfg["datasets"],
+        votes={Path(p).stem.removesuffix("_votes"): read_parquet(p) for p in inputs["votes"]},
+        lemma=read_table(inputs["lemma"]),
+        greedy=read_table(inputs["greedy"]),
+        sizes=read_table(inputs["sizes"]),
+        beta_fit=read_table(inputs["beta_fit"]),
+        seed=seed,
+    )
+    write_paper_claims(rows, out, scale)

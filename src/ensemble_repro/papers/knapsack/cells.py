@@ -1,6 +1,6 @@
 """Experiment cells of the knapsack paper (Hajdu et al. 2020); each returns tidy tables.
 
-The workflow scripts call these; figures are in :mod:`.knapsack_plots`. ``cfg`` is the
+The workflow scripts call these; figures are in :mod:`.plots`. ``cfg`` is the
 ``knapsack:`` config section.
 """
 
@@ -12,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..claims.margins import KN_LOSS_MARGIN, KN_SATURATED
-from ..io import read_parquet
-from ..knapsack import (
+from ...io import read_parquet
+from ...knapsack import (
     STRATEGIES,
     affordable_size,
     exhaustive,
@@ -25,7 +24,8 @@ from ..knapsack import (
     q_moment_curve,
     stopping_rule,
 )
-from ..knapsack.pools import empirical_vote_accuracy, synthetic_pool
+from ...knapsack.pools import empirical_vote_accuracy, synthetic_pool
+from .margins import KN_LOSS_MARGIN, KN_SATURATED
 from .names import synthetic_size
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
@@ -730,7 +730,7 @@ def select_pool(
     the same seeds): ``setting = sa_init=<start>``, the check that SA is "independent of the
     initial conditions". The traces are those of the main runs.
     """
-    from ..logs import Progress
+    from ...logs import Progress
 
     seeds = range(seed, seed + cfg["n_seeds"])
     budgets = cfg["budget_multiples"]
@@ -823,7 +823,7 @@ def write_summary_figures(
     """Convergence figure of each pool (``convergence``: (runs csv, traces parquet, pdf, png)
     per pool), stopping savings at the primary STOP level and model vs empirical accuracy
     (``savings_figure`` and ``empirical_figure``: (pdf, png))."""
-    from . import knapsack_plots as kp
+    from . import plots as kp
 
     for runs_path, traces_path, pdf, png in convergence:
         pool_runs = read_runs([runs_path])
@@ -838,7 +838,7 @@ def write_summary_figures(
 def paper_vs_ours_text(worked_path, rates_path, tables: dict[str, pd.DataFrame], cfg: dict) -> str:
     """Markdown of the paper's quantities next to ours, from the worked example and adversarial
     tables (``knapsack_examples`` outputs) and :func:`summary_tables`."""
-    from . import knapsack_plots as kp
+    from . import plots as kp
 
     rates = pd.read_csv(rates_path, keep_default_na=False, na_values=[""])
     rates[["sampler", "moves"]] = rates[["sampler", "moves"]].fillna("")

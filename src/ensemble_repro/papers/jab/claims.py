@@ -9,16 +9,14 @@ interval. Each cell is also tested alone, with a Holm correction, to find mixed 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from ..experiments.jab import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE
-from ..experiments.jab_report import expand_jplus
-from . import margins as mg
-from .rules import (
+from ...claims.build import PathLike, read_table, write_paper_claims
+from ...claims.rules import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -35,7 +33,10 @@ from .rules import (
     t_interval,
     with_cells,
 )
-from .table import claim_row, untestable
+from ...claims.table import claim_row, untestable
+from . import margins as mg
+from .cells import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE
+from .report import expand_jplus
 
 #: Name of the sampling sensitivity setting in ``robust_to``: resamples drawn without
 #: replacement (subsampling; Algorithms 1-2 and Section 2.2 allow either, the experiments
@@ -457,3 +458,31 @@ def evaluate(
             untestable("jab.bagging_helps_nn", ALL_DATASETS, "no NN rows in this run's tables")
         )
     return rows
+
+
+def write_claims(
+    main: PathLike,
+    jplus: PathLike,
+    fvr: PathLike,
+    without_replacement: PathLike,
+    out: PathLike,
+    *,
+    jab_cfg: Mapping,
+    missing: Sequence[str],
+    scale: str,
+    page: PathLike | None = None,
+) -> None:
+    """``results/jab/claims.csv`` (and the paper's verdict page ``page``) from main.csv,
+    jplus.csv, fixed_vs_random.csv and the sampling setting's without_replacement.csv."""
+    rows = evaluate(
+        read_table(main),
+        read_table(jplus),
+        read_table(fvr),
+        read_table(without_replacement),
+        alpha=jab_cfg["alpha"],
+        datasets=jab_cfg["datasets"],
+        missing=missing,
+        aggregations=jab_cfg["aggregations"],
+        timing_m_ratio=jab_cfg["timing_m_ratio"],
+    )
+    write_paper_claims(rows, out, scale, page)

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..conformal.core import binomial_probability, paper_n_resamples
-from ..cost.basic import light
-from ..cost.dag import Job
-from ..cost.units import UnitCosts
-from .jab import (
+from ...conformal.core import binomial_probability, paper_n_resamples
+from ...cost.basic import light
+from ...cost.dag import Job
+from ...cost.units import UnitCosts
+from .cells import (
     JAB,
     JAB_FIXED,
     JAB_RANDOM,

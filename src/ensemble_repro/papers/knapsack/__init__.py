@@ -1,0 +1,22 @@
+"""Hajdu, Terdik, Tiba & Tomán (2020), *A stochastic approach to handle knapsack problems in
+the creation of ensembles*.
+
+The pipeline's slice of the paper: the worked examples and selection runs of Sections II-VI
+(:mod:`.cells`), the classifier pools' measured training times (:mod:`.measured_costs`), the
+figures and the paper-vs-ours table (:mod:`.plots`), the claims checked (:mod:`.registry`,
+:mod:`.margins`) and their evaluator (:mod:`.claims`), the cost of its jobs (:mod:`.cost`),
+pool and output names (:mod:`.names`) and the config keys of its rules (:mod:`.keys`). The
+method itself is the library's :mod:`ensemble_repro.knapsack`.
+"""
+
+from ..paper import Paper
+from . import keys, names, registry
+
+PAPER = Paper.declare(
+    "knapsack",
+    "Stochastic knapsack ensemble selection (Hajdu et al. 2020)",
+    "Knapsack ensembles",
+    keys=keys,
+    names=names,
+    registry=registry,
+)

@@ -1,0 +1,53 @@
+"""Names of the knapsack pools and outputs (Hajdu et al. 2020, Sections V-VII): synthetic pool
+names, the measured-cost files, the summary tables and the benchmark file of each rule.
+
+The rules (``workflow/rules/knapsack.smk``) import them to build their job lists and output
+paths, the experiment modules to label what they write.
+"""
+
+from __future__ import annotations
+
+#: Pool names of the synthetic Beta pools: ``synthetic_n<size>``.
+SYNTHETIC_PREFIX = "synthetic_n"
+
+
+def synthetic_size(pool: str) -> int | None:
+    """Members of a synthetic pool (``synthetic_n<size>``); None for a UCI data set's pool.
+
+    Examples
+    --------
+    >>> synthetic_size("synthetic_n20"), synthetic_size("sonar")
+    (20, None)
+    """
+    return int(pool.removeprefix(SYNTHETIC_PREFIX)) if pool.startswith(SYNTHETIC_PREFIX) else None
+
+
+#: Measured training-time costs of each UCI pool, relative to the repository root: an input,
+#: committed, written only by the deliberate ``knapsack_costs`` target
+#: (:mod:`.measured_costs`).
+KNAPSACK_COSTS = "config/knapsack_costs/{kn_data}.csv"
+#: Where the ``knapsack_costs`` target's measurements land before they are installed.
+KNAPSACK_MEASURED_COSTS = "results/knapsack/costs/{kn_data}.csv"
+#: Tables of the knapsack summary: name -> (file stem, Markdown title). Each is written as
+#: <stem>.csv (with a provenance sidecar) and <stem>.md.
+KNAPSACK_TABLES = {
+    "summary": ("selection_summary", "Selection strategies: mean over seeds"),
+    "savings": ("stopping_savings", "Evaluations saved by the stopping rule"),
+    "levels": (
+        "stopping_levels",
+        "Stopping rule: evaluations saved vs accuracy lost per STOP level",
+    ),
+    "rule_check": ("stopping_rule_check", "Stopping threshold vs greedy start and optimum"),
+    "costs": ("cost_model", "FLOP cost model vs measured training time"),
+    "beta_fit": ("beta_fit", "Beta law fitted to each UCI pool's member accuracies"),
+}
+
+
+#: The ``benchmark:`` file of each knapsack rule that declares one.
+BENCHMARKS = {
+    "knapsack_examples": "results/benchmarks/knapsack/examples.tsv",
+    "knapsack_pool": "results/benchmarks/knapsack/pool/{kn_data}.tsv",
+    "knapsack_measure_costs": "results/benchmarks/knapsack/costs/{kn_data}.tsv",
+    "knapsack_select": "results/benchmarks/knapsack/select/{kn_pool}.tsv",
+    "knapsack_summary": "results/benchmarks/knapsack/summary.tsv",
+}
