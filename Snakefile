@@ -52,19 +52,19 @@ include: "workflow/rules/report.smk"
 # and its verdict rows.
 rule jab:
     input:
-        jab_targets(),
+        paper_targets("jab"),
         PAPERS["jab"].claims_csv,
 
 
 rule qwyc:
     input:
-        qwyc_targets(),
+        paper_targets("qwyc"),
         PAPERS["qwyc"].claims_csv,
 
 
 rule knapsack:
     input:
-        knapsack_targets(),
+        paper_targets("knapsack"),
         PAPERS["knapsack"].claims_csv,
 
 

@@ -149,9 +149,7 @@ forest_targets = lambda: [
 
 # Result tables shown as rendered HTML inside the Snakemake report (a CSV would only download).
 REPORT_TABLES = sorted(
-    p.removeprefix("results/").removesuffix(".csv")
-    for p in jab_targets() + qwyc_targets() + knapsack_targets()
-    if p.endswith(".csv")
+    p.removeprefix("results/").removesuffix(".csv") for p in paper_targets() if p.endswith(".csv")
 )
 # the report stage's targets (common.smk's report_targets) include these renderings
 report_table_targets = lambda: [TABLE_HTML.format(table=t) for t in REPORT_TABLES]

@@ -136,23 +136,26 @@ def regex_choice(values):
     return "|".join(re.escape(str(v)) for v in values)
 
 
+# Paper key -> its final outputs ([] when it is switched off), set by its rules file.
+PAPER_TARGETS = {}
+
+
+def paper_targets(*papers):
+    """The final outputs of ``papers`` (every paper by default), in report order."""
+    return [t for p in papers or PAPERS for t in PAPER_TARGETS[p]()]
+
+
 def all_targets(wildcards):
-    targets = [prepared(n) for n in DATA.available]
-    targets += jab_targets() + qwyc_targets() + knapsack_targets() + report_targets()
-    return targets
+    return [prepared(n) for n in DATA.available] + paper_targets() + report_targets()
 
 
 # Rules a user names on the command line (`snakemake --cores N <target>`).
-TARGET_RULES = ("all", "data", "jab", "qwyc", "knapsack", "figures")
+TARGET_RULES = ("all", "data", *PAPERS, "figures")
 
 
 def figure_targets():
     """The figures (PDF + PNG) among the final outputs of the papers switched on."""
-    return [
-        t
-        for t in jab_targets() + qwyc_targets() + knapsack_targets()
-        if t.endswith((".pdf", ".png"))
-    ]
+    return [t for t in paper_targets() if t.endswith((".pdf", ".png"))]
 
 
 def cli_targets():

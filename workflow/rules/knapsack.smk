@@ -246,8 +246,8 @@ rule knapsack_summary:
         "../scripts/knapsack_summary.py"
 
 
-# Final outputs (the `all` rule collects them); a lambda keeps this file free of function defs.
-knapsack_targets = lambda: (
+# the paper's final outputs (common.smk's paper_targets); a lambda: they are its rules' outputs
+PAPER_TARGETS["knapsack"] = lambda: (
     list(rules.knapsack_summary.output) + list(rules.knapsack_examples.output)
     if experiment_on("knapsack")
     else []

@@ -41,9 +41,7 @@ rule results_index:
     provenance, and the scales the verdicts were made at."""
     input:
         [prepared(n) for n in DATA.available],
-        jab_targets(),
-        qwyc_targets(),
-        knapsack_targets(),
+        paper_targets(),
         VERDICT_MD,
         CLAIMS_CSV,
     output:
