@@ -23,6 +23,7 @@ def today() -> str:
 
 
 def read_table(path: PathLike) -> pd.DataFrame:
+    """A result table (CSV); an empty frame when the file holds nothing."""
     try:
         return pd.read_csv(path)
     except pd.errors.EmptyDataError:
