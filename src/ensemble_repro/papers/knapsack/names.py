@@ -1,4 +1,4 @@
-"""Names of the knapsack pools and outputs (Hajdu et al. 2020, Sections V-VII): synthetic pool
+"""Names of the knapsack pools and outputs (Hajdu et al. 2020, Sections IV-VI): synthetic pool
 names, the measured-cost files, the summary tables and the benchmark file of each rule.
 
 The rules (``workflow/rules/knapsack.smk``) import them to build their job lists and output
