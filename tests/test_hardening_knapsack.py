@@ -18,7 +18,7 @@ from ensemble_repro.knapsack import (
     simulated_annealing,
     stochastic_search,
 )
-from ensemble_repro.knapsack import strategies as strategies_module
+from ensemble_repro.knapsack.energy import leave_one_out_accuracy
 
 P, T = [0.8, 0.75, 0.75, 0.75, 0.7], [4.0, 1.0, 1.0, 1.0, 1.0]
 
@@ -103,16 +103,79 @@ def test_probe_moves_checked(probe_moves):
         simulated_annealing(P, T, 4.0, probe_moves=probe_moves, maxstep=10)
 
 
-def test_greedy_backward_warns_on_a_huge_pool(monkeypatch):
-    """Quadratically many quadratic evaluations: the caller is told before the wait."""
-    n = strategies_module.GREEDY_BACKWARD_WARN + 1
-    p, t = np.full(n, 0.7), np.ones(n)
+def _literal_backward(p, t, budget, even):
+    """Greedy backward by accuracy as the paper words it: score every removal (eq. 1, even
+    sets without their weakest member under drop_min), keep the first best."""
+    cap = budget * (1 + 1e-12)
+    mask, evaluations, trace, best, best_at = t <= cap, 0, [], -1.0, 0
+
+    def q(m):
+        idx = np.flatnonzero(m)
+        if even == "drop_min" and idx.size % 2 == 0:
+            idx = np.delete(idx, np.argmin(p[idx]))
+        return majority_vote_accuracy(p[idx])
+
+    def removals(m):
+        return [m & (np.arange(m.size) != i) for i in np.flatnonzero(m)]
+
+    def scored_first_best(cands, record):
+        nonlocal evaluations, best, best_at
+        qs = np.array([q(c) for c in cands])
+        for i, (c, qi) in enumerate(zip(cands, qs, strict=True)):
+            if record and t[c].sum() <= cap and qi > best + 1e-12:
+                best, best_at = qi, evaluations + i + 1
+                trace.append((best_at, qi))
+        evaluations += len(cands)
+        return cands[int(np.argmax(qs))], qs.max()
+
+    while t[mask].sum() > cap:
+        mask, _ = scored_first_best(removals(mask), record=False)
+    _, current = scored_first_best([mask], record=True)
+    while mask.sum() > 1:
+        cand, qc = scored_first_best(removals(mask), record=True)
+        if qc <= current + 1e-12:
+            break
+        mask, current = cand, qc
+    return best, evaluations, best_at, np.array(trace).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("even", ["drop_min", "strict"])
+def test_greedy_backward_follows_the_literal_rule(even):
+    """The least-accurate-member shortcut and the leave-one-out scores give what scoring
+    every removal gives: the same path, q, evaluation count, best_at and trace."""
+    rng = np.random.default_rng(7)
+    for n in (2, 3, 4, 5, 6, 7, 9, 12, 20, 31):
+        for draw in range(12):
+            p = rng.uniform(0.5, 0.9, n) if draw % 3 == 0 else rng.uniform(0.05, 0.95, n)
+            t = rng.uniform(0.1, 1.0, n)
+            budget = float(rng.uniform(t.min(), 1.1 * t.sum()))
+            res = greedy_backward(p, t, budget, even=even)
+            best, evaluations, best_at, trace = _literal_backward(p, t, budget, even)
+            where = f"n={n} draw={draw}"
+            assert res.accuracy == pytest.approx(best, abs=1e-12), where
+            assert majority_vote_accuracy(p[res.members]) == pytest.approx(best, abs=1e-12), where
+            assert (res.evaluations, res.best_at) == (evaluations, best_at), where
+            np.testing.assert_allclose(res.trace, trace, atol=1e-12, err_msg=where)
+
+
+@pytest.mark.parametrize("ell", [2, 3, 4, 9, 50])
+def test_leave_one_out_accuracy_matches_dropping_each_member(ell):
+    rng = np.random.default_rng(ell)
+    for p in (rng.uniform(0, 1, ell), rng.uniform(0.9, 1, ell), np.round(rng.uniform(0, 1, ell))):
+        expected = [majority_vote_accuracy(np.delete(p, j)) for j in range(ell)]
+        np.testing.assert_allclose(leave_one_out_accuracy(p), expected, atol=1e-13, rtol=0)
+
+
+def test_greedy_backward_on_a_huge_pool_returns(no_hang):
+    """1500 affordable members (scoring every removal took minutes): the rule keeps the most
+    accurate members that fit, and counts the evaluations of scoring every removal."""
+    n = 1500
+    p = np.random.default_rng(0).permutation(np.linspace(0.55, 0.95, n))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(UserWarning, match=rf"on {n} affordable members makes O\(n²\)"):
-            greedy_backward(p, t, 10.0)
-    res = greedy_backward(p, t, 10.0, key="usefulness")  # linear passes: no warning
-    assert res.cost <= 10.0
+        res = greedy_backward(p, np.ones(n), 10.0)
+    assert set(res.members) == set(np.argsort(-p)[:9])
+    assert res.evaluations == sum(range(11, n + 1)) + 1 + 10
 
 
 def test_efficiency_with_extreme_cost_ratios():

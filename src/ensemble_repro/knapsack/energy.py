@@ -222,6 +222,32 @@ def majority_vote_accuracy(p, mask=None) -> np.ndarray | float:
     return float(q) if q.ndim == 0 else q
 
 
+def leave_one_out_accuracy(p: np.ndarray) -> np.ndarray:
+    """Eq. (1) for the ensemble ``p`` without member j, for every j, in O(ℓ²).
+
+    For each j, the count over the members before j (prefix) meets the count over those
+    after it (suffix) at the strict-majority threshold c of ℓ − 1 members; counts of c or
+    more are pooled, so both recursions stop at c. No member's factor is divided out, which
+    is unstable for accuracies near 0 or 1. Takes checked accuracies of ℓ >= 2 members.
+    """
+    ell = p.size
+    need = (ell - 1) // 2 + 1  # c: correct votes for a strict majority of ℓ − 1
+    prefix = np.zeros((ell, need + 1))  # row j: P(S = a), a < c, and P(S >= c), members < j
+    suffix = np.zeros((ell + 1, need + 1))  # row j: the same over members >= j
+    prefix[0, 0] = suffix[ell, 0] = 1.0
+    for j in range(ell - 1):
+        prefix[j + 1] = prefix[j] * (1.0 - p[j])
+        prefix[j + 1, 1:] += prefix[j, :-1] * p[j]
+        prefix[j + 1, need] += prefix[j, need] * p[j]
+    for j in range(ell - 1, 0, -1):
+        suffix[j] = suffix[j + 1] * (1.0 - p[j])
+        suffix[j, 1:] += suffix[j + 1, :-1] * p[j]
+        suffix[j, need] += suffix[j + 1, need] * p[j]
+    at_least = np.cumsum(suffix[1:, :0:-1], axis=1)  # column a: P(S >= c - a) over members > j
+    # P(prefix + suffix >= c): a < c correct before j and c - a or more after, or c before
+    return np.einsum("ja,ja->j", prefix[:, :need], at_least) + prefix[:, need]
+
+
 def q_identical(m, p) -> np.ndarray | float:
     """Accuracy of m independent copies of a member with accuracy p (eq. 1 with equal p_i).
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,14 +16,17 @@ import numpy as np
 from ..rng import check_generator
 from .beta import StoppingRule
 from .energy import TOL as _TOL
-from .energy import _check_count, check_pool, efficiency, majority_vote_accuracy, max_affordable
+from .energy import (
+    _check_count,
+    check_pool,
+    efficiency,
+    leave_one_out_accuracy,
+    majority_vote_accuracy,
+    max_affordable,
+)
 
 #: Default escape parameter MAXSTEP (search steps: constructions or evaluations) [I].
 MAXSTEP = 10_000
-
-#: Pool size above which ``greedy_backward(key="accuracy")`` warns: it makes O(n²) energy
-#: evaluations of O(n²) each (400 members take about 25 s, 1500 several minutes).
-GREEDY_BACKWARD_WARN = 300
 
 
 def _check_stop(stop) -> None:
@@ -178,22 +180,34 @@ class _Search:
             )
         if record and q.size:
             feasible = masks @ self.t <= self.budget * (1 + _TOL)  # the set as drawn
-            qf = np.where(feasible, q, -1.0)
-            if self.stop is not None:
-                hit = np.flatnonzero(self.stop.reached(qf))
-                if hit.size:
-                    q, qf, evaluated = q[: hit[0] + 1], qf[: hit[0] + 1], evaluated[: hit[0] + 1]
-            prev = np.maximum.accumulate(np.concatenate([[self.best], qf]))[:-1]
-            for i in np.flatnonzero(qf > prev + _TOL):
-                self.trace.append((self.evaluations + i + 1, float(qf[i])))
-            if qf.size and qf.max() > self.best + _TOL:
-                i = int(np.argmax(qf))
-                self.best, self.best_mask, self.best_at = (
-                    float(qf[i]),
-                    evaluated[i].copy(),
-                    self.evaluations + i + 1,
-                )
-                self.best_step = self.best_at if owners is None else self.steps + owners[i] + 1
+            return self.tally(q, feasible, evaluated.__getitem__, owners=owners)
+        self.evaluations += q.size
+        return q
+
+    def tally(self, q, feasible, scored, *, owners=None, pick=None) -> np.ndarray:
+        """Count energies ``q`` (one batch, in order) and record improvements and the best.
+
+        ``feasible``: whether each row's set fits the budget; ``scored(i)``: the set row i
+        was scored as (after the even-size rule); ``pick``: the row kept as the batch's best
+        when it improves (default: the first maximum). Returns the energies counted: those
+        up to the one that meets the stopping rule.
+        """
+        qf = np.where(feasible, q, -1.0)
+        if self.stop is not None:
+            hit = np.flatnonzero(self.stop.reached(qf))
+            if hit.size:
+                q, qf = q[: hit[0] + 1], qf[: hit[0] + 1]
+        prev = np.maximum.accumulate(np.concatenate([[self.best], qf]))[:-1]
+        for i in np.flatnonzero(qf > prev + _TOL):
+            self.trace.append((self.evaluations + i + 1, float(qf[i])))
+        if qf.size and qf.max() > self.best + _TOL:
+            i = int(np.argmax(qf)) if pick is None else pick
+            self.best, self.best_mask, self.best_at = (
+                float(qf[i]),
+                scored(i).copy(),
+                self.evaluations + i + 1,
+            )
+            self.best_step = self.best_at if owners is None else self.steps + owners[i] + 1
         self.evaluations += q.size
         return q
 
@@ -394,16 +408,43 @@ def greedy_forward(
     return search.result("converged")
 
 
+def _removal_energies(search: _Search, mask: np.ndarray):
+    """Eq. (1) of ``mask`` without each of its members (in member order), in O(k²).
+
+    Returns (q, scored): scored(i) is the set row i is scored as, its weakest other member
+    also left out when ``even='drop_min'`` makes it even-sized (Lemma I.1).
+    """
+    idx = np.flatnonzero(mask)
+    p = search.p[idx]
+    if search.even == "drop_min" and idx.size % 2 == 1:
+        weakest = int(np.argmin(p))
+        rest = np.delete(np.arange(idx.size), weakest)  # without the weakest: odd sets
+        q_rest = leave_one_out_accuracy(p[rest])
+        q = np.insert(q_rest, weakest, q_rest[np.argmin(p[rest])])
+        dropped = idx[np.where(np.arange(idx.size) == weakest, rest[np.argmin(p[rest])], weakest)]
+    else:
+        q, dropped = leave_one_out_accuracy(p), idx
+
+    def scored(i):
+        row = mask.copy()
+        row[[idx[i], dropped[i]]] = False
+        return row
+
+    return q, scored
+
+
 def greedy_backward(
     p, t, budget, *, random_state=None, key="accuracy", even="drop_min"
 ) -> SelectionResult:
     """Backward selection (section II): start from the whole pool and leave the worst out.
 
     Members are removed one at a time until the set is affordable, then while removal raises
-    q. ``key='accuracy'``: remove the member whose removal leaves the highest q (the paper's
-    rule): O(n²) energy evaluations of O(n²) each, so it warns above
-    :data:`GREEDY_BACKWARD_WARN` affordable members; ``'usefulness'``: remove the smallest
-    p/t (eq. 4).
+    q. ``key='accuracy'``: remove the member whose removal leaves the highest q, the first in
+    member order among ties (the paper's rule). q (eq. 1) increases in every member's
+    accuracy, so that is the least accurate member, found without scoring the others; each
+    step still counts the k energy evaluations of the rule, and once the set is affordable
+    scores them all (leave-one-out count distributions, O(k²)) for the trace.
+    ``'usefulness'``: remove the smallest p/t (eq. 4).
 
     Parameters
     ----------
@@ -431,40 +472,43 @@ def greedy_backward(
     if key not in ("accuracy", "usefulness"):
         raise ValueError(f"key must be 'accuracy' or 'usefulness'; got {key!r}")
     search = _Search(p, t, budget, even, maxstep=None)
-    mask = t <= budget * (1 + _TOL)
-    useful = p / t
-    if key == "accuracy" and mask.sum() > GREEDY_BACKWARD_WARN:
-        warnings.warn(
-            f"greedy_backward(key='accuracy') on {int(mask.sum())} affordable members makes "
-            "O(n²) energy evaluations of O(n²) each (400 members take about 25 s, 1500 "
-            "several minutes); key='usefulness' or greedy_forward scale better",
-            UserWarning,
-            stacklevel=2,
-        )
+    cap = budget * (1 + _TOL)
+    mask = t <= cap
 
-    def removals(m):
-        idx = np.flatnonzero(m)
-        cands = np.repeat(m[None], idx.size, axis=0)
-        cands[np.arange(idx.size), idx] = False
-        return cands
-
-    while t[mask].sum() > budget * (1 + _TOL):
+    def worst(m) -> int:
+        """Position in ``m``'s members of the one to remove."""
         if key == "usefulness":
-            mask = mask.copy()
-            mask[np.flatnonzero(mask)[np.argmin(useful[mask])]] = False
-        else:
-            cands = removals(mask)
-            mask = cands[int(np.argmax(search.evaluate(cands, record=False)))]
+            return int(np.argmin(p[m] / t[m]))
+        pm = p[m]
+        weakest = int(np.argmin(pm))
+        if even == "strict" or pm.size % 2 == 0 or pm.size < 3:
+            return weakest
+        # dropping the weakest or a next weakest leaves the same odd set scored: the first
+        # in member order goes, as the first of the paper's tied removals would
+        tied = pm == np.delete(pm, weakest).min()
+        tied[weakest] = True
+        return int(np.argmax(tied))
+
+    def without(m, i):
+        out = m.copy()
+        out[np.flatnonzero(m)[i]] = False
+        return out
+
+    while t[mask].sum() > cap:
+        if key == "accuracy":
+            search.evaluations += int(mask.sum())  # the paper's rule scores every removal
+        mask = without(mask, worst(mask))
     current = float(search.evaluate(mask)[0])
     while mask.sum() > 1:
+        removed = worst(mask)
+        cand = without(mask, removed)
         if key == "usefulness":
-            cand = mask.copy()
-            cand[np.flatnonzero(mask)[np.argmin(useful[mask])]] = False
             q = float(search.evaluate(cand)[0])
         else:
-            cands = removals(mask)
-            qs = search.evaluate(cands)
-            cand, q = cands[int(np.argmax(qs))], float(qs.max())
+            qs, scored = _removal_energies(search, mask)
+            # the set is affordable, so every subset of it is
+            search.tally(qs, np.ones(qs.size, bool), scored, pick=removed)
+            q = float(qs[removed])
         if q <= current + _TOL:
             break
         mask, current = cand, q
