@@ -185,6 +185,16 @@ def result_tables(workdir: Path) -> dict[str, bytes]:
     return out
 
 
+def same_tables(part: dict[str, bytes], whole: dict[str, bytes], papers) -> list[str]:
+    """Tables of a run of some ``papers`` that are missing from, or differ from, a run of them
+    all (``result_tables`` of each); an empty list when the part matches. Every table of
+    those papers in ``whole`` must be in ``part``."""
+    mine = sorted(k for k in whole if k.split("/", 1)[0] in papers)
+    if not mine or sorted(part) != mine:
+        return [f"tables of {sorted(papers)}: {sorted(part)} != {mine}"]
+    return [k for k in mine if part[k] != whole[k]]
+
+
 def partial_files(workdir: Path) -> list[str]:
     """Files under results/ that are temp leftovers or do not parse completely."""
     import json
