@@ -419,6 +419,25 @@ def test_a_partial_record_says_which_papers_it_holds(tmp_path):
     assert f"partial: it holds {PAPERS['qwyc'].title}; not yet {PAPERS['jab'].title}, " in block
 
 
+def test_a_record_of_paper_slices_counts_each_papers_own_claims(tmp_path):
+    """Before the whole run's claims.csv, the block counts and links each paper's
+    <paper>/claims.csv; with neither, the error names the record."""
+    record = tmp_path / "paper"
+    with pytest.raises(rec.RecordError, match=r"claims\.csv does not exist, nor any paper's"):
+        rec.readme_block(record, tmp_path)
+    for paper in ("qwyc", "knapsack"):
+        write(record / paper / "claims.csv")
+        claims_frame(papers=(paper,)).to_csv(record / paper / "claims.csv", index=False)
+    block = rec.readme_block(record, tmp_path)
+    rows = [r for r in block.splitlines() if r.startswith("| ")][1:]
+    assert [r.split(" | ")[0] for r in rows] == [
+        f"| {PAPERS['qwyc'].title}",
+        f"| {PAPERS['knapsack'].title}",
+    ]
+    assert "(paper/qwyc/claims.csv)" in block and "(paper/knapsack/claims.csv)" in block
+    assert f"partial: it holds {PAPERS['qwyc'].title}, {PAPERS['knapsack'].title}; not yet" in block
+
+
 @pytest.mark.parametrize(
     "text, problem",
     [

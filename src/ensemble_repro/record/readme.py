@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pandas as pd
+
 from ..claims.registry import VERDICT_MD
 from ..claims.render import summary
 from ..claims.table import read_claims
@@ -25,32 +27,52 @@ RECORD_CLAIMS = "claims.csv"
 RECORD_VERDICT_PAGE = Path(VERDICT_MD).name
 
 
+def _paper_files(record: Path) -> list[tuple[Path, Path]]:
+    """(claims table, what to link) of each paper a record holds on its own: a record of some
+    papers' slices has each paper's ``<paper>/claims.csv`` (its claims with the paper's words
+    and our numbers) before the whole run's table and verdict page."""
+    out = []
+    for paper in PAPERS.values():
+        claims = record / Path(paper.claims_csv).relative_to("results")
+        if claims.is_file():
+            out.append((claims, claims))
+    return out
+
+
 def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".") -> str:
     """The generated block (without the markers): per paper, the count of claim rows per
     verdict word (:func:`ensemble_repro.claims.render.summary`), links to the record's verdict
     page and ``RUN.md`` (relative to ``readme_dir``), and which papers a partial record holds.
 
+    The record's ``claims.csv`` (the whole run's) is read when there is one, else each
+    paper's own ``<paper>/claims.csv``.
+
     Raises
     ------
     RecordError
-        The record has no ``claims.csv``.
+        The record has neither.
     """
     record = Path(record)
-    claims = record / RECORD_CLAIMS
-    if not claims.is_file():
+    whole = record / RECORD_CLAIMS
+    files = [(whole, record / RECORD_VERDICT_PAGE)] if whole.is_file() else _paper_files(record)
+    if not files:
         raise RecordError(
-            f"{claims} does not exist: publish a run with verdicts first "
-            "(make record RECORD=... after the run's paper_vs_ours rule)"
+            f"{whole} does not exist, nor any paper's claims.csv in {record}: publish a run "
+            "with verdicts first (make record RECORD=... after the run's paper_vs_ours rule)"
         )
     try:
-        df = read_claims(claims)
+        df = pd.concat([read_claims(claims) for claims, _ in files], ignore_index=True)
     except ValueError as err:
         raise RecordError(str(err)) from None
+    readme_dir = Path(readme_dir)
+    pages = ", ".join(
+        f"[`{_rel(page, readme_dir)}`]({_rel(page, readme_dir)})" for _, page in files
+    )
     table = summary(df)
-    rel = Path(os.path.relpath(record, readme_dir)).as_posix()
+    rel = _rel(record, readme_dir)
     lines = [
         f"Verdicts of the run of record ([`{rel}/`]({rel}/); every claim with the paper's "
-        f"words and our numbers: [`{rel}/{RECORD_VERDICT_PAGE}`]({rel}/{RECORD_VERDICT_PAGE}); "
+        f"words and our numbers: {pages}; "
         f"how it was run: [`{rel}/{RUN_MD}`]({rel}/{RUN_MD})). Claim rows per verdict:",
         "",
         markdown_table(table).rstrip(),
@@ -67,6 +89,10 @@ def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".")
             + ".",
         ]
     return "\n".join(lines)
+
+
+def _rel(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(path, start)).as_posix()
 
 
 def update_readme(
