@@ -242,6 +242,11 @@ def test_integers_must_be_integers(tmp_path, capsys, overlay, message):
             "qwyc.sensitivity.0 = 'learning_rate_1.2.3' is invalid",
         ),
         (
+            "qwyc:\n  fan:\n    orderings: [natural]\n",
+            "qwyc.fan.orderings = ['natural'] lacks individual_mse: Fan* (Fan et al. on the "
+            "individual-MSE ordering) is the baseline",
+        ),
+        (
             "knapsack:\n  adversarial:\n    checkpoints: [10, 5000]\n",
             "knapsack.adversarial.checkpoints.1 = 5000 is above "
             "knapsack.adversarial.evaluations = 1000",

@@ -268,7 +268,7 @@ def test_config_without_fan_star_is_rejected_at_start(tmp_path):
     proc = run(cmd, workflow_env(), cwd=tmp_path, timeout=600)
     assert proc.returncode != 0
     assert "config value qwyc.fan.orderings = ['natural'] lacks individual_mse" in proc.stdout
-    assert "Add individual_mse to qwyc.fan.orderings in" in proc.stdout
+    assert "Add individual_mse to qwyc.fan.orderings. Fix it in" in proc.stdout
     assert "MissingInputException" not in proc.stdout
     assert not (tmp_path / "results").exists()
 

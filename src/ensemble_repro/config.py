@@ -664,8 +664,9 @@ def _rate(setting: str) -> float:
 
 
 def _check_qwyc_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
-    """QWYC: a max_depth per data set in use, sensitivity settings distinct (as numbers too),
-    each a rate of qwyc.gbt.learning_rates or a switch other than the main setting."""
+    """QWYC: a max_depth per data set in use, Fan* among the sweeps, sensitivity settings
+    distinct (as numbers too), each a rate of qwyc.gbt.learning_rates or a switch other than
+    the main setting."""
     q, out = config["qwyc"], []
     depth = q["gbt"]["max_depth"]
     missing = [d for d in q["datasets"] if d not in depth]
@@ -676,6 +677,15 @@ def _check_qwyc_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
             "{adult: 5, nomao: 9}' (the paper's depths)"
         )
         out.append((["qwyc", "gbt", "max_depth"], msg))
+    from .papers.qwyc.names import FAN_STAR, qwyc_method_names
+
+    if config["experiments"]["qwyc"] and FAN_STAR not in qwyc_method_names(q):
+        msg = (
+            f"config value qwyc.fan.orderings = {list(q['fan']['orderings'])!r} lacks "
+            "individual_mse: Fan* (Fan et al. on the individual-MSE ordering) is the baseline "
+            "of the QWYC timing table and claims. Add individual_mse to qwyc.fan.orderings"
+        )
+        out.append((["qwyc", "fan", "orderings"], msg))
     settings = list(q["sensitivity"])
     rates = [float(r) for r in q["gbt"]["learning_rates"]]
     out += _normalised_repeats(

@@ -16,7 +16,6 @@ from ensemble_repro.papers.qwyc.names import (
     REFIT_METHODS,
     SMALLER_SAME_LR,
     TIMING_METHODS,
-    check_qwyc_methods,
     qwyc_method_names,
 )
 
@@ -30,13 +29,8 @@ QWYC_DATASETS = (
     if experiment_on("qwyc")
     else []
 )
-# sweep methods (one job each): ensemble_repro.papers.qwyc.names; Fan* must be among them
+# sweep methods (one job each): ensemble_repro.papers.qwyc.names; Fan* among them (config.py)
 QWYC_METHODS = qwyc_method_names(QWYC)
-if experiment_on("qwyc"):
-    try:
-        check_qwyc_methods(QWYC, source=_config_source())
-    except ConfigError as err:
-        raise WorkflowError(str(err)) from None
 # sensitivity settings (ensemble_repro.papers.qwyc.cells.SENSITIVITY): one [I] switch changed
 QWYC_SENS = list(QWYC["sensitivity"])
 QR = "results/qwyc"

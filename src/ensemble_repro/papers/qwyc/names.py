@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...config import ConfigError
-
 #: QWYC* (joint ordering and thresholds, Algorithm 1) and Fan* (Fan et al. on the
 #: individual-MSE ordering): the two methods of the timing table and the paper's claims.
 QWYC_STAR = "qwyc_joint"
@@ -58,31 +56,6 @@ def qwyc_method_names(q: Mapping[str, Any]) -> list[str]:
     return [f"qwyc_{o}" for o in ["joint"] + list(q["orderings"])] + [
         f"fan_{o}" for o in q["fan"]["orderings"]
     ]
-
-
-def check_qwyc_methods(q: Mapping[str, Any], source: str = "the config file") -> None:
-    """Raise :class:`~ensemble_repro.config.ConfigError` unless the sweeps include Fan* and
-    every ``learning_rate_<r>`` sensitivity setting names a rate of ``qwyc.gbt.learning_rates``.
-
-    The timing table and the paper-vs-ours claims compare QWYC* with Fan*, so
-    ``qwyc.fan.orderings`` must list ``individual_mse`` (QWYC* always runs).
-    """
-    rates = [float(r) for r in q["gbt"]["learning_rates"]]
-    for s in q["sensitivity"]:
-        if s.startswith("learning_rate_") and float(s.removeprefix("learning_rate_")) not in rates:
-            raise ConfigError(
-                f"Invalid configuration:\n  - config value qwyc.sensitivity lists {s!r}, but "
-                f"{s.removeprefix('learning_rate_')} is not in qwyc.gbt.learning_rates = {rates} "
-                f"(only those rates are refitted on all training rows). Use one of "
-                f"{', '.join(f'learning_rate_{r:g}' for r in rates)} in {source}."
-            )
-    if FAN_STAR not in qwyc_method_names(q):
-        raise ConfigError(
-            "Invalid configuration:\n  - config value qwyc.fan.orderings = "
-            f"{list(q['fan']['orderings'])!r} lacks individual_mse: Fan* (Fan et al. on the "
-            "individual-MSE ordering) is the baseline of the QWYC timing table and claims. "
-            f"Add individual_mse to qwyc.fan.orderings in {source}."
-        )
 
 
 #: The ``benchmark:`` file of each QWYC rule that declares one.
