@@ -420,8 +420,9 @@ def _removal_energies(search: _Search, mask: np.ndarray):
         weakest = int(np.argmin(p))
         rest = np.delete(np.arange(idx.size), weakest)  # without the weakest: odd sets
         q_rest = leave_one_out_accuracy(p[rest])
-        q = np.insert(q_rest, weakest, q_rest[np.argmin(p[rest])])
-        dropped = idx[np.where(np.arange(idx.size) == weakest, rest[np.argmin(p[rest])], weakest)]
+        second = int(np.argmin(p[rest]))  # position in rest of the next weakest
+        q = np.insert(q_rest, weakest, q_rest[second])
+        dropped = idx[np.where(np.arange(idx.size) == weakest, rest[second], weakest)]
     else:
         q, dropped = leave_one_out_accuracy(p), idx
 

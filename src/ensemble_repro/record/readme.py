@@ -27,16 +27,12 @@ RECORD_CLAIMS = "claims.csv"
 RECORD_VERDICT_PAGE = Path(VERDICT_MD).name
 
 
-def _paper_files(record: Path) -> list[tuple[Path, Path]]:
-    """(claims table, what to link) of each paper a record holds on its own: a record of some
-    papers' slices has each paper's ``<paper>/claims.csv`` (its claims with the paper's words
-    and our numbers) before the whole run's table and verdict page."""
-    out = []
-    for paper in PAPERS.values():
-        claims = record / Path(paper.claims_csv).relative_to("results")
-        if claims.is_file():
-            out.append((claims, claims))
-    return out
+def _paper_claims(record: Path) -> list[Path]:
+    """The ``<paper>/claims.csv`` of each paper a record holds on its own (its claims with the
+    paper's words and our numbers): a record of some papers' slices has them before the whole
+    run's table and verdict page."""
+    tables = (record / Path(p.claims_csv).relative_to("results") for p in PAPERS.values())
+    return [claims for claims in tables if claims.is_file()]
 
 
 def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".") -> str:
@@ -54,25 +50,26 @@ def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".")
     """
     record = Path(record)
     whole = record / RECORD_CLAIMS
-    files = [(whole, record / RECORD_VERDICT_PAGE)] if whole.is_file() else _paper_files(record)
+    if whole.is_file():
+        files, pages = [whole], [record / RECORD_VERDICT_PAGE]
+    else:
+        files = pages = _paper_claims(record)
     if not files:
         raise RecordError(
             f"{whole} does not exist, nor any paper's claims.csv in {record}: publish a run "
             "with verdicts first (make record RECORD=... after the run's paper_vs_ours rule)"
         )
     try:
-        df = pd.concat([read_claims(claims) for claims, _ in files], ignore_index=True)
+        df = pd.concat([read_claims(claims) for claims in files], ignore_index=True)
     except ValueError as err:
         raise RecordError(str(err)) from None
     readme_dir = Path(readme_dir)
-    pages = ", ".join(
-        f"[`{_rel(page, readme_dir)}`]({_rel(page, readme_dir)})" for _, page in files
-    )
+    links = ", ".join(f"[`{_rel(p, readme_dir)}`]({_rel(p, readme_dir)})" for p in pages)
     table = summary(df)
     rel = _rel(record, readme_dir)
     lines = [
         f"Verdicts of the run of record ([`{rel}/`]({rel}/); every claim with the paper's "
-        f"words and our numbers: {pages}; "
+        f"words and our numbers: {links}; "
         f"how it was run: [`{rel}/{RUN_MD}`]({rel}/{RUN_MD})). Claim rows per verdict:",
         "",
         markdown_table(table).rstrip(),
