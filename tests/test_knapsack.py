@@ -94,6 +94,15 @@ def test_batch_with_masks_equals_one_by_one():
     single = [majority_vote_accuracy(p[m]) for m in masks]
     np.testing.assert_allclose(batch, single, atol=1e-13)
     assert majority_vote_accuracy(np.array([])) == 0.0  # the empty ensemble
+    # one accuracy row per ensemble, small ensembles of a large pool, an empty one
+    p = rng.uniform(0.3, 0.95, (30, 60))
+    masks = rng.random((30, 60)) < 0.1
+    masks[0] = False
+    batch = majority_vote_accuracy(p, masks)
+    np.testing.assert_allclose(
+        batch, [brute_force_q(r[m]) for r, m in zip(p, masks, strict=True)], atol=1e-13
+    )
+    assert batch[0] == 0.0
 
 
 # ---------------------------------------------------------------- Beta model (section IV)

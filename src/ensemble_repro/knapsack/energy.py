@@ -213,6 +213,13 @@ def majority_vote_accuracy(p, mask=None) -> np.ndarray | float:
             mask = np.broadcast_to(mask, shape)
             p = np.broadcast_to(p, mask.shape)
         size = mask.sum(axis=-1)
+        if p.ndim > 1 and size.size and size.max() < p.shape[-1]:
+            # each row's members first, in pool order, then absent ones (never correct): the
+            # recursion runs over the largest ensemble's size, not the pool's
+            width = int(size.max())
+            order = np.argsort(~mask, axis=-1, kind="stable")[..., :width]
+            p = np.take_along_axis(np.where(mask, p, 0.0), order, axis=-1)
+            mask = None
     else:
         size = np.full(p.shape[:-1], p.shape[-1])
     dist = _count_distribution(p, mask)
