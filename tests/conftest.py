@@ -7,6 +7,7 @@
   tier without workflow runs (``make unit``) cannot start one by accident.
 """
 
+import shutil
 import time
 from pathlib import Path
 
@@ -22,6 +23,37 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "mirror" in getattr(item, "fixturenames", ()) or item.get_closest_marker("workflow"):
             item.add_marker(pytest.mark.data)
+
+
+def _background_runs(item) -> dict:
+    """The session's long runs (fixture name -> function) that ``item`` waits for: this file's
+    and those its module lists in ``BACKGROUND_RUNS``."""
+    runs = {**BACKGROUND_RUNS, **getattr(getattr(item, "module", None), "BACKGROUND_RUNS", {})}
+    return {name: fn for name, fn in runs.items() if name in getattr(item, "fixturenames", ())}
+
+
+def pytest_collection_finish(session):
+    """Start the selected tests' background runs (workflow_helpers.start_background). Modules
+    that wait for one, or use the test cluster, run last (each module's tests together and in
+    order), so the rest of the suite overlaps those runs."""
+    if session.config.option.collectonly:
+        return
+    runs = {}
+    for item in session.items:
+        runs.update(_background_runs(item))
+    late = {
+        item.module
+        for item in session.items
+        if _background_runs(item) or item.get_closest_marker("cluster")
+    }
+    session.items.sort(key=lambda item: getattr(item, "module", None) in late)
+    if runs and not workflow_helpers.mirror_missing():  # else their tests skip
+        workflow_helpers.start_background(runs)
+
+
+def pytest_sessionfinish(session):
+    for path in workflow_helpers.SCRATCH:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -46,16 +78,25 @@ def mirror() -> Path:
     return workflow_helpers.mirror_dir()
 
 
-@pytest.fixture(scope="session")
-def smoke_cores2(tmp_path_factory) -> Path:
-    """One full smoke run with --cores 2, shared by every test that only reads its outputs.
-
-    Tests run in it only what leaves its result tables as they are (dry runs, the report);
-    tests that change them work on a copy.
-    """
-    work = tmp_path_factory.mktemp("smoke-cores2")
+def _smoke_cores2() -> Path:
+    work = workflow_helpers.scratch_dir("smoke-cores2")
     start = time.perf_counter()
     proc = workflow_helpers.run_snakemake(work, cores=2)
     assert proc.returncode == 0, proc.stdout[-5000:]
     print(f"smoke run (--cores 2) took {time.perf_counter() - start:.1f} s")
     return work
+
+
+#: Long runs that start with the session when a selected test needs them.
+BACKGROUND_RUNS = {"smoke_cores2": _smoke_cores2}
+
+
+@pytest.fixture(scope="session")
+def smoke_cores2() -> Path:
+    """One full smoke run with --cores 2, shared by every test that only reads its outputs
+    (started in the background with the session).
+
+    Tests run in it only what leaves its result tables as they are (dry runs, the report);
+    tests that change them work on a copy.
+    """
+    return workflow_helpers.background("smoke_cores2", _smoke_cores2)

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from workflow_helpers import background, scratch_dir
 
 import ensemble_repro.conformal as conformal
 import ensemble_repro.knapsack as knapsack
@@ -76,18 +77,34 @@ def _run(cmd, **kw):
     return proc.stdout
 
 
-@pytest.mark.slow
-def test_bare_install_is_the_library_without_the_pipeline(tmp_path):
-    src = tmp_path / "src"  # a copy of what the sdist holds, so the checkout is not written to
+def _bare_install() -> tuple[Path, str]:
+    """A new venv with the package installed bare (from a copy of what the sdist holds, so the
+    checkout is not written to); returns it and the output of :data:`SMOKE` run in it."""
+    root = scratch_dir("bare-install")
+    src = root / "src"
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(REPO / name, src / name)
     shutil.copytree(REPO / "src", src / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    venv = tmp_path / "venv"
+    venv = root / "venv"
     _run([sys.executable, "-m", "venv", str(venv)])
     py = str(venv / "bin" / "python")
     _run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(src)])
-    out = _run([py, "-c", SMOKE % PIPELINE_ONLY], cwd=tmp_path)
+    return venv, _run([py, "-c", SMOKE % PIPELINE_ONLY], cwd=root)
+
+
+#: Started with the session (conftest.py) when the test below is selected.
+BACKGROUND_RUNS = {"bare_install": _bare_install}
+
+
+@pytest.fixture(scope="module")
+def bare_install() -> tuple[Path, str]:
+    return background("bare_install", _bare_install)
+
+
+@pytest.mark.slow
+def test_bare_install_is_the_library_without_the_pipeline(bare_install):
+    venv, out = bare_install
     assert '"pipeline_packages_present": []' in out, out
     exported = json.loads(out.strip().splitlines()[-1])["exported"]
     assert exported == {m.__name__: sorted(m.__all__) for m in (conformal, qwyc, knapsack)}, out
@@ -95,6 +112,7 @@ def test_bare_install_is_the_library_without_the_pipeline(tmp_path):
     site = next(venv.glob("lib/python3*/site-packages"))
     assert (site / "ensemble_repro" / "py.typed").is_file()
     assert list(site.glob("ensemble_repro-*.dist-info/licenses/LICENSE")), list(site.iterdir())
+    py = str(venv / "bin" / "python")
     packages = _run([py, "-m", "pip", "list", "--format=freeze"]).split()
     size = _run(["du", "-sm", str(venv)]).split()[0]
     print(f"bare install: {len(packages)} packages, {size} MB ({', '.join(packages)})")

@@ -15,11 +15,13 @@ import pytest
 import yaml
 from workflow_helpers import (
     REPO,
+    background,
     mirror_dir,
     partial_files,
     result_tables,
     run_snakemake,
     same_tables,
+    scratch_dir,
     smoke_config,
     snakemake_cmd,
     workflow_env,
@@ -228,14 +230,8 @@ def _result_files(work: Path) -> int:
     return sum(1 for p in root.rglob("*") if p.is_file()) if root.exists() else 0
 
 
-@pytest.fixture(scope="module")
-def interrupted_run(tmp_path_factory) -> InterruptedRun:
-    """The smoke config's J+aB paper on one core, interrupted twice: SIGTERM once the data stage
-    is done and experiment jobs run, SIGKILL after the resumed run has written more results (a
-    hard kill leaves Snakemake's lock behind: README, resuming), then resumed to the end. Every
-    job of it ran with --cores 1, so its tables also answer whether the cores change the
-    results (:data:`INTERRUPTED_PAPERS`)."""
-    work = tmp_path_factory.mktemp("interrupted") / "run"
+def _interrupted_run() -> InterruptedRun:
+    work = scratch_dir("interrupted") / "run"
     work.mkdir()
     logs = work.parent
     term = _run_until(
@@ -253,6 +249,20 @@ def interrupted_run(tmp_path_factory) -> InterruptedRun:
     return InterruptedRun(
         work, {signal.SIGTERM: term, signal.SIGKILL: kill}, final, partial_files(work)
     )
+
+
+#: Started with the session (conftest.py) when a selected test needs it.
+BACKGROUND_RUNS = {"interrupted_run": _interrupted_run}
+
+
+@pytest.fixture(scope="module")
+def interrupted_run() -> InterruptedRun:
+    """The smoke config's J+aB paper on one core, interrupted twice: SIGTERM once the data stage
+    is done and experiment jobs run, SIGKILL after the resumed run has written more results (a
+    hard kill leaves Snakemake's lock behind: README, resuming), then resumed to the end. Every
+    job of it ran with --cores 1, so its tables also answer whether the cores change the
+    results (:data:`INTERRUPTED_PAPERS`)."""
+    return background("interrupted_run", _interrupted_run)
 
 
 def test_cores_do_not_change_results(smoke_cores2, interrupted_run):

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -15,6 +17,8 @@ SMOKE = REPO / "config" / "smoke.yaml"
 DEFAULT_PROFILE = REPO / "workflow" / "profiles" / "default"
 #: The test being run (set by conftest.py): Snakemake may only be started from a ``workflow`` test.
 CURRENT_TEST = None
+#: Runs started in the background at the start of the session, by name (:func:`background`).
+_BACKGROUND: dict[str, _Run] = {}
 
 
 def merged_config(*overlays: Path) -> dict:
@@ -75,7 +79,9 @@ def snakemake_cmd(
 def workflow_env(mirror: Path | None = None) -> dict[str, str]:
     """The environment of a Snakemake run from a test (every such run asks for it)."""
     test = CURRENT_TEST
-    if test is not None and test.get_closest_marker("workflow") is None:
+    # a background run (:func:`start_background`) belongs to the workflow tests that wait for it
+    in_main = threading.current_thread() is threading.main_thread()
+    if in_main and test is not None and test.get_closest_marker("workflow") is None:
         raise RuntimeError(
             f"{test.nodeid} runs Snakemake but is not marked workflow: add "
             "@pytest.mark.workflow (the unit tier runs no workflow)"
@@ -121,7 +127,6 @@ def run(
     Snakemake and the workflow's modules once (tests/snakemake_preload.py): the same run as in
     a new interpreter, without paying those imports again for each of the suite's many dry runs.
     """
-    global _FORKSERVER
     if cmd[:3] != [sys.executable, "-m", "snakemake"]:
         return subprocess.run(
             cmd,
@@ -132,6 +137,25 @@ def run(
             text=True,
             timeout=timeout,
         )
+    with tempfile.NamedTemporaryFile(prefix="snakemake-", suffix=".log") as log:
+        proc = _forkserver().Process(
+            target=_snakemake_main,
+            args=(cmd[3:], env, None if cwd is None else str(cwd), log.name),
+        )
+        proc.start()
+        proc.join(timeout)
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+            raise subprocess.TimeoutExpired(cmd, timeout, Path(log.name).read_text())
+        out = Path(log.name).read_text(errors="replace")
+    return subprocess.CompletedProcess(cmd, proc.exitcode, out)
+
+
+def _forkserver():
+    """The fork server's multiprocessing context, started on first use (in the main thread:
+    :func:`start_background` starts it before any run's thread)."""
+    global _FORKSERVER
     if _FORKSERVER is None:
         import multiprocessing
         import multiprocessing.forkserver
@@ -148,19 +172,61 @@ def run(
                 del os.environ["PYTHONPATH"]
             else:
                 os.environ["PYTHONPATH"] = saved
-    with tempfile.NamedTemporaryFile(prefix="snakemake-", suffix=".log") as log:
-        proc = _FORKSERVER.Process(
-            target=_snakemake_main,
-            args=(cmd[3:], env, None if cwd is None else str(cwd), log.name),
-        )
-        proc.start()
-        proc.join(timeout)
-        if proc.exitcode is None:
-            proc.kill()
-            proc.join()
-            raise subprocess.TimeoutExpired(cmd, timeout, Path(log.name).read_text())
-        out = Path(log.name).read_text(errors="replace")
-    return subprocess.CompletedProcess(cmd, proc.exitcode, out)
+    return _FORKSERVER
+
+
+def start_background(runs: dict[str, Callable[[], object]]) -> None:
+    """Start each of ``runs`` (name -> function) in a thread of its own, once per name.
+
+    The session's long runs (the shared smoke run, the interrupted --cores 1 run, the SLURM
+    run, the clean-venv install) then overlap the one-threaded tests and each other's waits;
+    :func:`background` hands a fixture the result. The threads are daemons: an aborted
+    session does not wait for them.
+    """
+    _forkserver()
+    for name, fn in runs.items():
+        if name not in _BACKGROUND:
+            _BACKGROUND[name] = _Run(fn, name=f"background-{name}")
+            _BACKGROUND[name].start()
+
+
+def background(name: str, fn: Callable[[], object]):
+    """``fn()``: the result of the run :func:`start_background` started under ``name``, or,
+    when none was started (a single test selected by hand), computed now."""
+    run = _BACKGROUND.get(name)
+    return fn() if run is None else run.result()
+
+
+class _Run(threading.Thread):
+    """A daemon thread computing ``fn()``; :meth:`result` waits and returns it (or raises what
+    ``fn`` raised, pytest's skip and fail included)."""
+
+    def __init__(self, fn: Callable[[], object], name: str):
+        super().__init__(name=name, daemon=True)
+        self.fn, self.value, self.error = fn, None, None
+
+    def run(self) -> None:
+        try:
+            self.value = self.fn()
+        except BaseException as exc:
+            self.error = exc
+
+    def result(self):
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def scratch_dir(prefix: str) -> Path:
+    """A new directory for a background run (removed at the end of the session)."""
+    path = Path(tempfile.mkdtemp(prefix=f"ensemble-repro-{prefix}-"))
+    SCRATCH.append(path)
+    return path
+
+
+#: Directories of :func:`scratch_dir`, removed by conftest.py when the session ends.
+SCRATCH: list[Path] = []
 
 
 def result_tables(workdir: Path) -> dict[str, bytes]:

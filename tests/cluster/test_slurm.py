@@ -37,10 +37,12 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from workflow_helpers import (  # noqa: E402
+    background,
     partial_files,
     result_tables,
     run_snakemake,
     same_tables,
+    scratch_dir,
     smoke_config,
     snakemake_cmd,
     workflow_env,
@@ -75,8 +77,7 @@ class Cluster:
     mem_mb: int
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Cluster:
+def _start_cluster() -> Cluster:
     """The local SLURM, started (idempotently) by start_local_slurm.sh."""
     if os.geteuid() != 0:
         _unavailable(
@@ -153,13 +154,13 @@ class SlurmRun:
     seconds: float
     job_ids: list[str]
     cancelled: dict[str, str]
+    configfile: Path
 
 
-@pytest.fixture(scope="module")
-def configfile(tmp_path_factory) -> Path:
-    """The smoke config (config/smoke.yaml merged on config/config.yaml), written out whole:
-    with every paper on for the default papers (the very config of ``smoke_cores2``), else
-    with only the experiments under test switched on."""
+def _write_configfile(directory: Path) -> Path:
+    """The smoke config (config/smoke.yaml merged on config/config.yaml), written out whole
+    into ``directory``: with every paper on for the default papers (the very config of
+    ``smoke_cores2``), else with only the experiments under test switched on."""
     cfg = smoke_config()
     unknown = set(EXPERIMENTS) - set(cfg["experiments"])
     if unknown or not EXPERIMENTS:
@@ -170,7 +171,7 @@ def configfile(tmp_path_factory) -> Path:
     if set(EXPERIMENTS) != set(DEFAULT_EXPERIMENTS):
         cfg["experiments"] = {name: name in EXPERIMENTS for name in cfg["experiments"]}
     # named smoke.yaml: the verdicts' scale comes from the config file's name
-    path = tmp_path_factory.mktemp("config") / "smoke.yaml"
+    path = directory / "smoke.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
 
@@ -188,10 +189,12 @@ def local_run(configfile, tmp_path_factory, request):
     return workdir
 
 
-@pytest.fixture(scope="module")
-def slurm_run(cluster, configfile, tmp_path_factory) -> SlurmRun:
-    """The smoke config through the slurm profile, with one job cancelled mid-run."""
-    workdir = tmp_path_factory.mktemp("slurm")
+def _slurm_run() -> SlurmRun:
+    cluster = _start_cluster()
+    root = scratch_dir("slurm")
+    configfile = _write_configfile(root)
+    workdir = root / "run"
+    workdir.mkdir()
     prefix = "ensrepro" + uuid.uuid4().hex[:8]
     cmd = snakemake_cmd(workdir, *TARGETS, configfile=configfile, cores=cluster.cpus, profile=None)
     cmd += [
@@ -237,7 +240,24 @@ def slurm_run(cluster, configfile, tmp_path_factory) -> SlurmRun:
         f"SLURM run of {EXPERIMENTS}: {seconds:.0f} s, {len(job_ids)} SLURM jobs, "
         f"cancelled {canceller.cancelled}"
     )
-    return SlurmRun(workdir, proc, seconds, job_ids, dict(canceller.cancelled))
+    return SlurmRun(workdir, proc, seconds, job_ids, dict(canceller.cancelled), configfile)
+
+
+#: Started with the session (conftest.py) when a selected test needs it.
+BACKGROUND_RUNS = {"slurm_run": _slurm_run}
+
+
+@pytest.fixture(scope="module")
+def slurm_run() -> SlurmRun:
+    """The smoke config through the slurm profile, with one job cancelled mid-run (started in
+    the background with the session)."""
+    return background("slurm_run", _slurm_run)
+
+
+@pytest.fixture(scope="module")
+def configfile(slurm_run) -> Path:
+    """The config file of the SLURM run."""
+    return slurm_run.configfile
 
 
 def _sacct(job_ids: list[str]) -> dict[str, dict[str, str]]:
