@@ -52,6 +52,9 @@ def pytest_collection_finish(session):
 
 
 def pytest_sessionfinish(session):
+    """A session that ends early (``-x``, a failure in a fixture) stops the background runs
+    still going, with every process they started, before their directories go."""
+    workflow_helpers.stop_background()
     for path in workflow_helpers.SCRATCH:
         shutil.rmtree(path, ignore_errors=True)
 

@@ -190,6 +190,19 @@ def start_background(runs: dict[str, Callable[[], object]]) -> None:
             _BACKGROUND[name].start()
 
 
+def stop_background() -> None:
+    """Kill the processes of this session's background runs that are still going (all child
+    processes of the session: the runs and the fork server they run in)."""
+    if not any(run.is_alive() for run in _BACKGROUND.values()):
+        return
+    import psutil
+
+    children = psutil.Process().children(recursive=True)
+    for child in children:
+        child.kill()
+    psutil.wait_procs(children, timeout=30)
+
+
 def background(name: str, fn: Callable[[], object]):
     """``fn()``: the result of the run :func:`start_background` started under ``name``, or,
     when none was started (a single test selected by hand), computed now."""
