@@ -88,6 +88,17 @@ def test_dry_run_prints_estimate(dry_run):
     assert "on SLURM" in lines[-1]
 
 
+@pytest.mark.workflow
+def test_no_estimate_variable_leaves_the_estimate_out(tmp_path, monkeypatch):
+    """ENSEMBLE_REPRO_NO_ESTIMATE=1: the dry run lists the same jobs and prints no estimate."""
+    monkeypatch.setenv(dag.NO_ESTIMATE_ENV, "1")
+    proc = run_snakemake(tmp_path, "-n", configfile=CONFIGS["smoke"], timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "cost estimate" not in proc.stdout
+    jobs, _ = config_jobs("smoke", tmp_path)
+    assert dry_run_counts(proc.stdout) == Counter(j.rule for j in jobs)
+
+
 def test_every_rule_has_a_cost_function(tmp_path):
     """Every rule of the workflow (those of no config's DAG too) is priced: a new rule without
     a cost function, or an explicit negligible one, fails here; pricing it stops the estimate."""

@@ -33,6 +33,7 @@ from workflow_helpers import (
 )
 
 from ensemble_repro.config import merge
+from ensemble_repro.cost.dag import NO_ESTIMATE_ENV
 from ensemble_repro.papers.knapsack.names import SYNTHETIC_PREFIX
 from ensemble_repro.rule_keys import (
     DAG_KEYS,
@@ -237,7 +238,9 @@ def snakemake(workdir: Path, *args: str, overlay: dict | None = None, ok: bool =
         *configs,
         *args,
     ]
-    proc = run(cmd, workflow_env(), cwd=workdir, timeout=600)
+    # which jobs rerun is the question here, not what they cost
+    env = {**workflow_env(), NO_ESTIMATE_ENV: "1"}
+    proc = run(cmd, env, cwd=workdir, timeout=600)
     assert (proc.returncode == 0) == ok, proc.stdout[-3000:]
     return proc.stdout
 

@@ -274,6 +274,8 @@ def start_of_run():
     cores = workflow.resource_settings.cores or 1
     args = _cli_args()
     on_slurm = args is not None and args.executor == "slurm"
+    if dag.estimate_skipped() and not on_slurm:
+        return
     try:
         jobs = dag.run_jobs(workflow)
     except dag.DagError as err:  # the run's own DAG build then stops it with the reason
@@ -282,6 +284,8 @@ def start_of_run():
         return
     if on_slurm:
         _check_cluster(jobs, cores, args)
+    if dag.estimate_skipped():
+        return
     root = Path(workflow.main_snakefile).parent
     slurm = schedule.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
     try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -110,6 +111,15 @@ def workflow_jobs(workflow) -> list[Job]:
 
 
 _parsing_for_estimate = False
+
+#: Environment variable that, set to anything but "" or "0", skips the start-of-run estimate
+#: (not the SLURM cluster check): for many dry runs in a row, as the test suite makes.
+NO_ESTIMATE_ENV = "ENSEMBLE_REPRO_NO_ESTIMATE"
+
+
+def estimate_skipped() -> bool:
+    """Whether :data:`NO_ESTIMATE_ENV` asks the Snakefile not to print the estimate."""
+    return os.environ.get(NO_ESTIMATE_ENV, "") not in ("", "0")
 
 
 def parsing_for_estimate() -> bool:
