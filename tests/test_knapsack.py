@@ -184,6 +184,24 @@ def test_exhaustive_bounds_subtrees_by_the_budget_left():
     assert res.cost <= 15 * float(np.median(t)) * (1 + 1e-12)
 
 
+def test_exhaustive_on_a_large_pool_that_the_budget_affords_stays_small():
+    """400 members and a budget for 399: the bound's cost tables are made per start the search
+    reaches (here one), not for all 400 starts up front (about 250 MB)."""
+    import tracemalloc
+
+    p = np.random.default_rng(0).beta(8, 4, 400)
+    tracemalloc.start()
+    try:
+        res = exhaustive(p, np.ones(400), 399.0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, peak / 2**20
+    # q saturates: the first odd size whose most accurate members reach it is kept
+    assert res.accuracy == pytest.approx(majority_vote_accuracy(p[res.members]), abs=1e-12)
+    assert set(res.members) == set(np.argsort(-p)[: res.members.size])
+
+
 def test_search_reaches_optimum_on_small_pools():
     rng = np.random.default_rng(2020)
     hits = {"stochastic_search": 0, "simulated_annealing": 0}  # measured: 50/50 and 50/50

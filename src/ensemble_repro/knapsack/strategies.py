@@ -281,7 +281,7 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
     ps, ts = p[order], t[order]
     n = ps.size
     kmax = max_affordable(ts, budget)
-    tails = [_cheapest_sums(ts[start:], kmax) for start in range(n + 1)]
+    tails: dict[int, tuple] = {}  # start -> _cheapest_sums of ts[start:], made when first needed
     state = {"best": -1.0, "members": (), "evals": 0, "trace": [], "best_at": 0}
 
     def add(dist, pj):
@@ -291,8 +291,12 @@ def exhaustive(p, t, budget, *, random_state=None) -> SelectionResult:
         return out
 
     def dfs(start, dist, cost, chosen, r):
+        if n - start < r:
+            return
+        if start not in tails:
+            tails[start] = _cheapest_sums(ts[start:], kmax)
         prefix, cheapest = tails[start]
-        if n - start < r or cost + cheapest[r] > cap:
+        if cost + cheapest[r] > cap:
             return
         # the k-th most accurate of r more members has accuracy ps[start + i] only if the k
         # cheapest of items start..start+i and the r - k cheapest of all fit what is left
