@@ -121,7 +121,7 @@ def report_entries(tmp_path_factory):
 
 
 @pytest.mark.workflow
-def test_report_shows_tables_as_html_and_each_figure_with_its_own_caption(report_entries):
+def test_report_shows_tables_as_html_and_each_figure_with_its_own_labels(report_entries):
     paths = {e["path"] for e in report_entries}
     # no table only as a download: a CSV entry needs its HTML rendering beside it
     for e in report_entries:
@@ -137,14 +137,14 @@ def test_report_shows_tables_as_html_and_each_figure_with_its_own_caption(report
     assert not downloads, downloads
     jab = [e for e in report_entries if e["rule"].startswith("jab_")]
     assert "results/html/jab/tables/table_S3_communities.html" in paths
-    # each J+aB figure: one entry whose caption names that paper figure and differs from the rest
+    # each J+aB figure: one entry whose labels name that paper figure and differ from the rest
     figures = [e for e in jab if e["path"].endswith((".png", ".pdf", ".svg"))]
     assert len(figures) == 12
-    captions = [e["caption"] for e in figures]
-    assert len(set(captions)) == len(captions), "J+aB figure entries share a caption"
     for e in figures:
         fid = re.search(r"figure_(\w+)\.png$", e["path"]).group(1)
-        assert e["caption"].startswith(f"Figure {fid} of Kim, Xu & Barber (2020): "), e
+        assert e["labels"]["figure"] == f"Figure {fid}", e
+        assert e["caption"].startswith("A figure of Kim, Xu & Barber (2020)"), e
+    assert len({e["labels"]["shows"] for e in figures}) == len(figures)
     # every paper: no two figure entries alike in caption and labels both
     shown = [
         (e["caption"], json.dumps(e["labels"], sort_keys=True))

@@ -11,7 +11,6 @@
 # Blog; runtime per trial ~1 s (ridge), ~30 s (RF), minutes (NN) on Communities, more on Blog.
 
 from ensemble_repro.papers.jab.names import (
-    jab_figure_caption,
     jab_figure_ids,
     jab_figure_labels,
     jab_figure_name,
@@ -32,11 +31,10 @@ JAB_WOR_M = [f"{r:g}" for r in JAB_WOR["m_ratios"]] if JAB_WOR["enabled"] else [
 JR = "results/jab"
 # Figure and table ids and file names: ensemble_repro.papers.jab.names (one definition).
 JAB_FIGS = jab_figure_ids(JAB["aggregations"], JAB_FVR_ON)
-# one jab_figures job per figure (file stem -> figure id): each report entry its own caption
-JAB_FIG_STEMS = {jab_figure_name(f): f for f in JAB_FIGS}
+# one job draws every figure; each PNG is its own report entry, labelled with its paper figure
 JAB_FIG_FILES = {
-    f"{stem}_{ext}": f"{JR}/figures/{stem}.{ext}"
-    for stem in JAB_FIG_STEMS
+    f"{jab_figure_name(f)}_{ext}": f"{JR}/figures/{jab_figure_name(f)}.{ext}"
+    for f in JAB_FIGS
     for ext in ("pdf", "png")
 }
 JAB_TABLE_FILES = {
@@ -57,7 +55,6 @@ wildcard_constraints:
     jab_data=regex_choice(JAB_ALL),
     jab_learner=regex_choice(JAB_LEARNERS),
     jab_m=regex_choice(sorted(set(JAB_MAIN_M + JAB_FVR_M + JAB_WOR_M))),
-    jab_fig=regex_choice(list(JAB_FIG_STEMS) or ["NONE"]),
 
 
 rule jab_main_cell:
@@ -201,34 +198,41 @@ rule jab_collect:
 
 
 rule jab_figures:
-    """One paper figure per job: Figures 1, 2, S1-S4 (main grid), S5-S10 (fixed vs random B)."""
+    """Figures 1, 2, S1-S4 (main grid) and S5-S10 (fixed vs random B): each as PDF and PNG."""
     input:
         main=f"{JR}/main.csv",
         jplus=f"{JR}/jplus.csv",
         fvr=f"{JR}/fixed_vs_random.csv",
     output:
-        pdf=f"{JR}/figures/{{jab_fig}}.pdf",
-        # the PNG shows in the report with the figure's own caption; the PDF is its print twin
-        png=report(
-            f"{JR}/figures/{{jab_fig}}.png",
-            caption="../report/jab_figures.rst",
-            category=PAPERS["jab"].category,
-            labels=lambda wc: jab_figure_labels(JAB_FIG_STEMS[wc.jab_fig]),
-        ),
+        # the PNG shows in the report, its labels naming the paper figure; the PDF is its print twin
+        **{
+            key: (
+                report(
+                    path,
+                    caption="../report/jab_figures.rst",
+                    category=PAPERS["jab"].category,
+                    labels=jab_figure_labels(fid),
+                )
+                if key.endswith("_png")
+                else path
+            )
+            for fid in JAB_FIGS
+            for key, path in JAB_FIG_FILES.items()
+            if key.startswith(f"{jab_figure_name(fid)}_")
+        },
     log:
-        "results/logs/jab/figures/{jab_fig}.log",
+        "results/logs/jab/figures.log",
     localrule: True
     conda:
         ENV
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=10,
+        runtime=30,
     params:
         cfg=rule_params("jab_figures"),
         missing=JAB_MISSING,
-        figure=lambda wc: JAB_FIG_STEMS[wc.jab_fig],
-        caption=lambda wc: jab_figure_caption(JAB_FIG_STEMS[wc.jab_fig]),
+        figures={fid: jab_figure_name(fid) for fid in JAB_FIGS},
     script:
         "../scripts/jab_figures.py"
 

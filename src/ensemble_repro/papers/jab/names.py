@@ -81,16 +81,3 @@ def jab_figure_labels(figure_id: str) -> dict[str, str]:
         "figure": f"Figure {figure_id}",
         "shows": f"{what} vs m/n, {AGG_LABEL[agg]} aggregation, {methods}",
     }
-
-
-def jab_figure_caption(figure_id: str) -> str:
-    """The first sentence of a J+aB figure's report caption: which paper figure it is and what
-    it shows (``workflow/report/jab_figures.rst`` adds the grid and the run's sizes).
-
-    Examples
-    --------
-    >>> jab_figure_caption("S4")[:60]
-    'Figure S4 of Kim, Xu & Barber (2020): interval width vs m/n,'
-    """
-    labels = jab_figure_labels(figure_id)
-    return f"{labels['figure']} of Kim, Xu & Barber (2020): {labels['shows']}."
