@@ -145,6 +145,15 @@ def test_report_shows_tables_as_html_and_each_figure_with_its_own_labels(report_
         assert e["labels"]["figure"] == f"Figure {fid}", e
         assert e["caption"].startswith("A figure of Kim, Xu & Barber (2020)"), e
     assert len({e["labels"]["shows"] for e in figures}) == len(figures)
+    # each table: one entry labelled with its name, under its own caption where it has one
+    tables = {
+        e["labels"]["table"]: e["caption"] for e in report_entries if e["rule"] == "table_html"
+    }
+    assert {f"results/html/{t}.html" for t in tables} <= paths
+    assert tables["qwyc/adult/timing"].startswith("Timing table in the style of Tables 2-4"), tables
+    assert tables["knapsack/stopping_levels"] == tables["knapsack/stopping_savings"]
+    assert tables["knapsack/selection_summary"].startswith("Knapsack ensemble selection (Hajdu")
+    assert tables["jab/tables/table_S3_communities"].startswith("A result table rendered as HTML")
     # every paper: no two figure entries alike in caption and labels both
     shown = [
         (e["caption"], json.dumps(e["labels"], sort_keys=True))

@@ -156,20 +156,21 @@ report_table_targets = lambda: [TABLE_HTML.format(table=t) for t in REPORT_TABLE
 
 
 rule table_html:
-    """A result table rendered as HTML for the report."""
+    """Every result table rendered as HTML for the report, each with its own caption."""
     input:
-        "results/{table}.csv",
+        [f"results/{t}.csv" for t in REPORT_TABLES],
     output:
-        report(
-            TABLE_HTML,
-            caption="../report/table_html.rst",
-            category=lambda wc: PAPERS[wc.table.split("/")[0]].category,
-            labels=lambda wc: {"table": wc.table},
-        ),
+        [
+            report(
+                TABLE_HTML.format(table=t),
+                caption=table_caption(t),
+                category=PAPERS[t.split("/")[0]].category,
+                labels={"table": t},
+            )
+            for t in REPORT_TABLES
+        ],
     log:
-        "results/logs/claims/html/{table}.log",
-    wildcard_constraints:
-        table=regex_choice(REPORT_TABLES or ["NONE"]),
+        "results/logs/claims/table_html.log",
     localrule: True
     conda:
         ENV

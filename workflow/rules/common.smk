@@ -138,6 +138,14 @@ def regex_choice(values):
 
 # Paper key -> its final outputs ([] when it is switched off), set by its rules file.
 PAPER_TARGETS = {}
+# Result table (path under results/, no suffix) -> its report caption (workflow/report/<name>.rst),
+# set by its paper's rules file; claims.smk's table_html falls back to a generic caption.
+TABLE_CAPTIONS = {}
+
+
+def table_caption(table):
+    """The report caption of a result table: its own or the generic one."""
+    return f"../report/{TABLE_CAPTIONS.get(table, 'table_html')}.rst"
 
 
 def paper_targets(*papers):

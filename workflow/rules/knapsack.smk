@@ -37,12 +37,22 @@ if KN_TARGETS is not None and "knapsack_costs" not in KN_TARGETS:
         knapsack_costs_input(_data, KN_COSTS_ROOT, needed=KN_COSTS_NEEDED)
 KN_CAT = PAPERS["knapsack"].category
 # Summary tables (names, file stems: ensemble_repro.papers.knapsack.names); the report shows them as
-# HTML (claims.smk's table_html, whose caption describes them).
+# HTML (claims.smk's table_html), these with their own captions.
 KN_TABLE_FILES = {
     name + suffix: f"{KN}/{stem}.{ext}"
     for name, (stem, _title) in KNAPSACK_TABLES.items()
     for suffix, ext in (("", "csv"), ("_md", "md"))
 }
+TABLE_CAPTIONS.update(
+    {
+        "knapsack/selection_summary": "tables/knapsack_selection_summary",
+        "knapsack/stopping_savings": "tables/knapsack_stopping",
+        "knapsack/stopping_levels": "tables/knapsack_stopping",
+        "knapsack/greedy_worst_case": "tables/knapsack_greedy_worst_case",
+        "knapsack/size_estimates": "tables/knapsack_size_estimates",
+        "knapsack/beta_fit": "tables/knapsack_beta_fit",
+    }
+)
 
 
 wildcard_constraints:

@@ -56,6 +56,7 @@ QWYC_TARGETS = (
 )
 # the paper's final outputs (common.smk's paper_targets)
 PAPER_TARGETS["qwyc"] = lambda: QWYC_TARGETS
+TABLE_CAPTIONS.update({f"qwyc/{d}/timing": "tables/qwyc_timing" for d in QWYC_DATASETS})
 
 
 wildcard_constraints:

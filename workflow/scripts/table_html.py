@@ -1,4 +1,4 @@
-"""One result table rendered as HTML for the Snakemake report."""
+"""Result tables rendered as HTML for the Snakemake report (inputs and outputs in one order)."""
 
 from ensemble_repro.logs import setup_logging
 
@@ -6,4 +6,5 @@ setup_logging(snakemake.log[0])
 
 from ensemble_repro.claims.render import table_html  # noqa: E402
 
-table_html(snakemake.input[0], snakemake.output[0])
+for csv, html in zip(snakemake.input, snakemake.output, strict=True):
+    table_html(csv, html)
