@@ -38,14 +38,12 @@ def pytest_collection_finish(session):
     order), so the rest of the suite overlaps those runs."""
     if session.config.option.collectonly:
         return
-    runs = {}
+    runs, late = {}, set()
     for item in session.items:
-        runs.update(_background_runs(item))
-    late = {
-        item.module
-        for item in session.items
-        if _background_runs(item) or item.get_closest_marker("cluster")
-    }
+        waits = _background_runs(item)
+        runs.update(waits)
+        if waits or item.get_closest_marker("cluster"):
+            late.add(item.module)
     session.items.sort(key=lambda item: getattr(item, "module", None) in late)
     if runs and not workflow_helpers.mirror_missing():  # else their tests skip
         workflow_helpers.start_background(runs)
