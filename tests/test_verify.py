@@ -185,6 +185,26 @@ def test_missing_folder_is_named(pair, capsys, which):
     assert "no such folder" in err
 
 
+def test_jab_cells_are_compared_and_other_parquet_files_are_not(pair, capsys):
+    run, record = pair
+    cell = "jab/cells/main/communities/ridge/m0.2.parquet"
+    for root in (run, record):
+        (root / cell).parent.mkdir(parents=True)
+        table().to_parquet(root / cell)
+        (root / "knapsack/pools").mkdir(parents=True)
+        pd.DataFrame({"x": [1.0 if root == run else 2.0]}).to_parquet(
+            root / "knapsack/pools/sonar_votes.parquet"
+        )
+    code, out = run_main(run, record, capsys)
+    assert code == 0, out
+    assert f"identical    {cell}" in out and "sonar_votes" not in out
+    table().assign(coverage=[0.9012345678901, 0.88, 0.92]).to_parquet(run / cell)
+    code, out = run_main(run, record, capsys)
+    assert code == 1
+    assert f"differs      {cell}" in out
+    assert "row dataset=blog, learner=ridge: column coverage: run 0.92 vs record 0.91" in out
+
+
 def test_key_columns_fall_back_to_order_of_appearance():
     df = pd.DataFrame({"k": ["a", "a"], "x": [1.0, 2.0]})
     assert v.key_columns(df) == ["k"]
@@ -201,7 +221,7 @@ def smoke_record(smoke_cores2, tmp_path_factory):
     """The shared smoke run's results, and a copy of them as a record."""
     results = smoke_cores2 / "results"
     record = tmp_path_factory.mktemp("record") / "smoke"
-    shutil.copytree(results, record, ignore=shutil.ignore_patterns("data", "logs", "*.parquet"))
+    shutil.copytree(results, record, ignore=shutil.ignore_patterns("data", "logs"))
     return results, record
 
 

@@ -2,8 +2,9 @@
 
 ``python -m ensemble_repro.verify RUN_DIR RECORD_DIR`` (``make verify RECORD=record/paper
 [RESULTS=results]``): ``RUN_DIR`` is a run's ``results/`` folder, ``RECORD_DIR`` a record
-laid out like it. Every result table (``*.csv``, benchmark files aside) and provenance sidecar
-(``*.provenance.json``) of the run is compared with the file at the same path in the record:
+laid out like it. Every result table (``*.csv``, benchmark files aside, and the J+aB per-cell
+Parquet tables a record holds) and provenance sidecar (``*.provenance.json``) of the run is
+compared with the file at the same path in the record:
 
 - **Deterministic columns** must be equal: text and integers exactly, floats to
   :data:`REL_TOL` relative (and :data:`ABS_TOL` absolute near zero), NaN equal to NaN.
@@ -36,6 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from .io import TIMING_PREFIXES, TIMING_SUFFIX
+from .record.files import CELL_PATTERNS
 
 #: Relative tolerance of float columns: two BLAS builds (or thread counts) sum in different
 #: orders and differ in the last digits; anything larger is a different result.
@@ -266,7 +268,7 @@ def compare_tables(run: pd.DataFrame, record: pd.DataFrame, path: str = "") -> F
     Parameters
     ----------
     run, record : pandas.DataFrame
-        The table as the run and as the record have it (``pd.read_csv``).
+        The table as the run and as the record have it (read from CSV or Parquet).
     path : str
         The table's path under the results folder, for the result.
 
@@ -389,7 +391,8 @@ def compare_provenance(run: dict, record: dict, path: str = "") -> FileResult:
 
 
 def result_files(root: Path) -> list[str]:
-    """Result tables and provenance sidecars under a results folder, as relative paths.
+    """Result tables (CSV, and the J+aB cells' Parquet) and provenance sidecars under a results
+    folder, as relative paths.
 
     Benchmark files, prepared data and HTML renderings (:data:`SKIPPED_DIRS` at the top
     level) are left out.
@@ -401,10 +404,18 @@ def result_files(root: Path) -> list[str]:
             continue
         if p.suffix == ".csv" or p.name.endswith(PROVENANCE_SUFFIX):
             out.append(rel.as_posix())
+    out += [p.relative_to(root).as_posix() for c in CELL_PATTERNS for p in root.glob(c)]
     return sorted(out)
 
 
 def _read_table(path: Path) -> pd.DataFrame:
+    if path.suffix == ".parquet":
+        try:
+            return pd.read_parquet(path)
+        except (OSError, ValueError) as err:
+            raise VerifyError(
+                f"{path}: not a readable Parquet table ({err}); regenerate it"
+            ) from None
     try:
         return pd.read_csv(path, keep_default_na=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
@@ -427,7 +438,7 @@ def _check_folder(path: Path, what: str, hint: str) -> list[str]:
         raise VerifyError(f"{what} {path}: no such folder; {hint}")
     files = result_files(path)
     if not files:
-        raise VerifyError(f"{what} {path}: holds no result tables (*.csv); {hint}")
+        raise VerifyError(f"{what} {path}: holds no result tables (*.csv, *.parquet); {hint}")
     return files
 
 
