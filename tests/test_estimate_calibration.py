@@ -131,6 +131,41 @@ def test_load_average_caps_the_share():
     assert mc.core_share(1, seconds=0.05, load=100 * cpus) <= cpus / (100 * cpus + 1)
 
 
+def _fake_proc(root, procs, autogroup="0"):
+    """A /proc with ``procs`` (pid -> (command, nice, utime ticks, stime ticks))."""
+    (root / "sys/kernel").mkdir(parents=True)
+    (root / "sys/kernel/sched_autogroup_enabled").write_text(autogroup + "\n")
+    for pid, (comm, nice, utime, stime) in procs.items():
+        (root / str(pid)).mkdir()
+        fields = ["R", 1, 1, 1, 0, -1, 0, 0, 0, 0, 0, utime, stime, 0, 0, 20 + nice, nice]
+        (root / str(pid) / "stat").write_text(f"{pid} ({comm}) {' '.join(map(str, fields))} 1 0\n")
+    (root / "self").mkdir()  # not a pid: skipped
+
+
+def test_niced_work_is_read_from_the_process_table(tmp_path):
+    own, tick = os.nice(0), os.sysconf("SC_CLK_TCK")
+    procs = {
+        101: ("snakemake (record)", own + 19, 3 * tick, tick),  # niced: counted
+        102: ("python", own, 50 * tick, 0),  # our priority: the run's competition
+        103: ("make", own + 5, 0, 2 * tick),
+    }
+    _fake_proc(tmp_path, procs)
+    assert mc.niced_cpu_seconds(tmp_path) == {101: 4.0, 103: 2.0}
+    # with autogroup scheduling, nice does not reach across sessions: nothing gives way
+    other = tmp_path / "autogroup"
+    _fake_proc(other, procs, autogroup="1")
+    assert mc.niced_cpu_seconds(other) == {}
+
+
+def test_niced_work_leaves_the_queue():
+    """A load made of niced work that used the cores does not shrink the share; the same load
+    at the run's own priority does."""
+    cpus = os.cpu_count()
+    busy = 100.0 * cpus
+    assert mc.core_share(1, seconds=0.05, load=busy, niced=0.0) <= cpus / (busy + 1)
+    assert mc.core_share(1, seconds=0.05, load=busy, niced=busy) > cpus / (busy + 1)
+
+
 def test_machine_key_names_host_cpu_and_cores():
     key = mc.machine_key()
     assert set(key) == {"hostname", "cpu_model", "cores"} and key["cores"] >= 1

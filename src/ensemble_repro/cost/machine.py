@@ -5,8 +5,9 @@ The unit costs are CPU seconds on the machine they were measured on. A machine c
 count) times one small kernel per family of units (:data:`KERNELS`: job start, ridge, RF, MLP,
 GBT, knapsack pool, array arithmetic) and scales each family's units by its kernel's time here
 over the reference time stored beside the units (``kernel`` rows of ``unit_costs.csv``).
-:func:`core_share` (a half-second probe and the load average) gives the share of a core each
-of the run's jobs gets at the current load; local wall times are divided by it.
+:func:`core_share` (a half-second probe and the load average, less the niced work that gives
+way to the run) gives the share of a core each of the run's jobs gets at the current load;
+local wall times are divided by it.
 """
 
 from __future__ import annotations
@@ -330,14 +331,57 @@ _SHARE_CODE = (
 SHARE_SECONDS = 0.5
 
 
-def core_share(cores: int, seconds: float = SHARE_SECONDS, load: float | None = None) -> float:
+def niced_cpu_seconds(proc=Path("/proc")) -> dict[int, float]:
+    """CPU seconds used so far by each process niced below this one (a higher nice value).
+
+    Such work gives way to the run's jobs, yet the load average counts it. With autogroup
+    scheduling on (``/proc/sys/kernel/sched_autogroup_enabled`` is 1) nice orders processes
+    only within a session, so nothing gives way and this is empty; so it is where ``proc``
+    (Linux's ``/proc``) is absent.
+
+    Parameters
+    ----------
+    proc : Path
+        The process table (``/proc/<pid>/stat``) and ``sys/kernel`` of this machine.
+
+    Returns
+    -------
+    dict
+        pid -> user + system CPU seconds.
+    """
+    proc = Path(proc)
+    try:
+        if (proc / "sys/kernel/sched_autogroup_enabled").read_text().strip() == "1":
+            return {}
+    except OSError:
+        pass
+    own, tick = os.nice(0), os.sysconf("SC_CLK_TCK")
+    out = {}
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            fields = text[text.rindex(")") + 2 :].split()
+            if int(fields[16]) > own:  # stat fields 14, 15 and 19: utime, stime, nice
+                out[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):  # a process that exited, or not a pid
+            continue
+    return out
+
+
+def core_share(
+    cores: int,
+    seconds: float = SHARE_SECONDS,
+    load: float | None = None,
+    niced: float | None = None,
+) -> float:
     """The share of a core each of ``cores`` busy jobs gets on this machine now.
 
     Two views, the smaller kept: ``cores`` processes spin side by side for ``seconds`` and
     each reports its CPU time over its wall time (what the scheduler gives a job this
     instant, niceness of the other work included); and the 1-minute load average ``L``, the
-    queue the jobs join: ``CPUs / (L + cores)``. The probe alone misses load that comes and
-    goes within a minute; the load average alone over-counts niced work.
+    queue the jobs join: ``CPUs / (L - N + cores)``, where ``N`` is the cores that niced work
+    (:func:`niced_cpu_seconds`) used during the probe: it gives way to the jobs. The probe
+    alone misses load that comes and goes within a minute.
 
     Parameters
     ----------
@@ -347,6 +391,8 @@ def core_share(cores: int, seconds: float = SHARE_SECONDS, load: float | None = 
         How long the probe spins.
     load : float, optional
         The 1-minute load average (``os.getloadavg()`` by default).
+    niced : float, optional
+        The cores niced work used (measured over the probe by default).
 
     Returns
     -------
@@ -355,6 +401,7 @@ def core_share(cores: int, seconds: float = SHARE_SECONDS, load: float | None = 
     """
     cpus = os.cpu_count() or 1
     jobs = max(1, min(cores, cpus))
+    before, start = niced_cpu_seconds(), time.perf_counter()
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _SHARE_CODE, str(seconds)], stdout=subprocess.PIPE, text=True
@@ -362,6 +409,10 @@ def core_share(cores: int, seconds: float = SHARE_SECONDS, load: float | None = 
         for _ in range(jobs)
     ]
     probe = statistics.fmean(float(p.communicate()[0]) for p in procs)
+    if niced is None:
+        after, elapsed = niced_cpu_seconds(), time.perf_counter() - start
+        used = sum(t - before.get(pid, t) for pid, t in after.items())
+        niced = max(0.0, used) / elapsed
     load = os.getloadavg()[0] if load is None else load
-    queue = cpus / (load + jobs)
+    queue = cpus / (max(0.0, load - niced) + jobs)
     return min(1.0, max(1e-3, min(probe, queue)))
