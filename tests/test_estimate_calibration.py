@@ -126,30 +126,33 @@ def test_kernels_and_load_probe_return_positive_numbers():
     assert 0 < mc.core_share(1, seconds=0.1) <= 1
 
 
-def _fake_proc(root, procs, autogroup="0"):
-    """A /proc with ``procs`` (pid -> (command, nice, utime ticks, stime ticks))."""
+def _fake_proc(root, threads, autogroup="0"):
+    """A /proc holding ``threads`` ((pid, tid) -> (command, state, nice))."""
     (root / "sys/kernel").mkdir(parents=True)
     (root / "sys/kernel/sched_autogroup_enabled").write_text(autogroup + "\n")
-    for pid, (comm, nice, utime, stime) in procs.items():
-        (root / str(pid)).mkdir()
-        fields = ["R", 1, 1, 1, 0, -1, 0, 0, 0, 0, 0, utime, stime, 0, 0, 20 + nice, nice]
-        (root / str(pid) / "stat").write_text(f"{pid} ({comm}) {' '.join(map(str, fields))} 1 0\n")
+    for (pid, tid), (comm, state, nice) in threads.items():
+        task = root / str(pid) / "task" / str(tid)
+        task.mkdir(parents=True)
+        fields = [state, 1, 1, 1, 0, -1, 0, 0, 0, 0, 0, 7, 3, 0, 0, 20 + nice, nice]
+        (task / "stat").write_text(f"{tid} ({comm}) {' '.join(map(str, fields))} 1 0\n")
     (root / "self").mkdir()  # not a pid: skipped
 
 
-def test_niced_work_is_read_from_the_process_table(tmp_path):
-    own, tick = os.nice(0), os.sysconf("SC_CLK_TCK")
-    procs = {
-        101: ("snakemake (record)", own + 19, 3 * tick, tick),  # niced: counted
-        102: ("python", own, 50 * tick, 0),  # our priority: the run's competition
-        103: ("make", own + 5, 0, 2 * tick),
+def test_niced_runnable_threads_are_read_from_the_process_table(tmp_path):
+    own = os.nice(0)
+    threads = {
+        (101, 101): ("snakemake (record)", "R", own + 19),  # niced and runnable: counted
+        (101, 102): ("snakemake (record)", "R", own + 19),  # its second thread too
+        (101, 103): ("snakemake (record)", "S", own + 19),  # sleeping
+        (102, 102): ("python", "R", own),  # the run's own priority: its competition
+        (103, 103): ("make", "R", own + 5),
     }
-    _fake_proc(tmp_path, procs)
-    assert mc.niced_cpu_seconds(tmp_path) == {101: 4.0, 103: 2.0}
+    _fake_proc(tmp_path, threads)
+    assert mc.niced_runnable(tmp_path) == 3
     # with autogroup scheduling, nice does not reach across sessions: nothing gives way
     other = tmp_path / "autogroup"
-    _fake_proc(other, procs, autogroup="1")
-    assert mc.niced_cpu_seconds(other) == {}
+    _fake_proc(other, threads, autogroup="1")
+    assert mc.niced_runnable(other) == 0
 
 
 def test_niced_work_leaves_the_queue():

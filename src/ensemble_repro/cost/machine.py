@@ -5,7 +5,7 @@ The unit costs are CPU seconds on the machine they were measured on. A machine c
 count) times one small kernel per family of units (:data:`KERNELS`: job start, ridge, RF, MLP,
 GBT, knapsack pool, array arithmetic) and scales each family's units by its kernel's time here
 over the reference time stored beside the units (``kernel`` rows of ``unit_costs.csv``).
-:func:`core_share` (a half-second probe and the load average, less the niced work that gives
+:func:`core_share` (a half-second probe and the load average, less the niced threads that give
 way to the run) gives the share of a core each of the run's jobs gets at the current load;
 local wall times are divided by it.
 """
@@ -331,41 +331,39 @@ _SHARE_CODE = (
 SHARE_SECONDS = 0.5
 
 
-def niced_cpu_seconds(proc=Path("/proc")) -> dict[int, float]:
-    """CPU seconds used so far by each process niced below this one (a higher nice value).
+def niced_runnable(proc=Path("/proc")) -> int:
+    """Threads niced below this process (a higher nice value) that are runnable now.
 
-    Such work gives way to the run's jobs, yet the load average counts it. With autogroup
-    scheduling on (``/proc/sys/kernel/sched_autogroup_enabled`` is 1) nice orders processes
-    only within a session, so nothing gives way and this is empty; so it is where ``proc``
-    (Linux's ``/proc``) is absent.
+    The load average counts them, yet they give way to the run's jobs. With autogroup
+    scheduling on (``/proc/sys/kernel/sched_autogroup_enabled`` is 1) nice orders threads only
+    within a session, so nothing gives way and this is 0; so it is where ``proc`` (Linux's
+    ``/proc``) is absent.
 
     Parameters
     ----------
     proc : Path
-        The process table (``/proc/<pid>/stat``) and ``sys/kernel`` of this machine.
+        The process table (``/proc/<pid>/task/<tid>/stat``) and ``sys/kernel`` of this machine.
 
     Returns
     -------
-    dict
-        pid -> user + system CPU seconds.
+    int
     """
     proc = Path(proc)
     try:
         if (proc / "sys/kernel/sched_autogroup_enabled").read_text().strip() == "1":
-            return {}
+            return 0
     except OSError:
         pass
-    own, tick = os.nice(0), os.sysconf("SC_CLK_TCK")
-    out = {}
-    for stat in proc.glob("[0-9]*/stat"):
+    own, count = os.nice(0), 0
+    for stat in proc.glob("[0-9]*/task/[0-9]*/stat"):
         try:
             text = stat.read_text()
             fields = text[text.rindex(")") + 2 :].split()
-            if int(fields[16]) > own:  # stat fields 14, 15 and 19: utime, stime, nice
-                out[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
-        except (OSError, ValueError, IndexError):  # a process that exited, or not a pid
+            # stat fields 3 and 19: state, nice
+            count += fields[0] == "R" and int(fields[16]) > own
+        except (OSError, ValueError, IndexError):  # a thread that exited
             continue
-    return out
+    return count
 
 
 def core_share(
@@ -379,8 +377,8 @@ def core_share(
     Two views, the smaller kept: ``cores`` processes spin side by side for ``seconds`` and
     each reports its CPU time over its wall time (what the scheduler gives a job this
     instant, niceness of the other work included); and the 1-minute load average ``L``, the
-    queue the jobs join: ``CPUs / (L - N + cores)``, where ``N`` is the cores that niced work
-    (:func:`niced_cpu_seconds`) used during the probe: it gives way to the jobs. The probe
+    queue the jobs join: ``CPUs / (L - N + cores)``, where ``N`` is the niced threads
+    runnable during the probe (:func:`niced_runnable`): they give way to the jobs. The probe
     alone misses load that comes and goes within a minute.
 
     Parameters
@@ -392,7 +390,8 @@ def core_share(
     load : float, optional
         The 1-minute load average (``os.getloadavg()`` by default).
     niced : float, optional
-        The cores niced work used (measured over the probe by default).
+        The niced threads runnable (the mean of samples taken while the probe spins by
+        default).
 
     Returns
     -------
@@ -401,18 +400,19 @@ def core_share(
     """
     cpus = os.cpu_count() or 1
     jobs = max(1, min(cores, cpus))
-    before, start = niced_cpu_seconds(), time.perf_counter()
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _SHARE_CODE, str(seconds)], stdout=subprocess.PIPE, text=True
         )
         for _ in range(jobs)
     ]
+    samples = []
+    while niced is None and any(p.poll() is None for p in procs):
+        samples.append(niced_runnable())
+        time.sleep(seconds / 5)
     probe = statistics.fmean(float(p.communicate()[0]) for p in procs)
     if niced is None:
-        after, elapsed = niced_cpu_seconds(), time.perf_counter() - start
-        used = sum(t - before.get(pid, t) for pid, t in after.items())
-        niced = max(0.0, used) / elapsed
+        niced = statistics.fmean(samples) if samples else 0.0
     load = os.getloadavg()[0] if load is None else load
     queue = cpus / (max(0.0, load - niced) + jobs)
     return min(1.0, max(1e-3, min(probe, queue)))
