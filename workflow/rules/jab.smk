@@ -37,6 +37,7 @@ JAB_FIG_FILES = {
     for f in JAB_FIGS
     for ext in ("pdf", "png")
 }
+JAB_FIG_LABELS = {f"{jab_figure_name(f)}_png": jab_figure_labels(f) for f in JAB_FIGS}
 JAB_TABLE_FILES = {
     f"{jab_table_name(d)}_{ext}": f"{JR}/tables/{jab_table_name(d)}.{ext}"
     for d in JAB_ALL
@@ -211,14 +212,12 @@ rule jab_figures:
                     path,
                     caption="../report/jab_figures.rst",
                     category=PAPERS["jab"].category,
-                    labels=jab_figure_labels(fid),
+                    labels=JAB_FIG_LABELS[key],
                 )
-                if key.endswith("_png")
+                if key in JAB_FIG_LABELS
                 else path
             )
-            for fid in JAB_FIGS
             for key, path in JAB_FIG_FILES.items()
-            if key.startswith(f"{jab_figure_name(fid)}_")
         },
     log:
         "results/logs/jab/figures.log",
