@@ -35,7 +35,7 @@ workflow/schemas/config.schema.yaml and the values in config/*.yaml: edit those,
 
 | file | scale | use |
 |---|---|---|
-| `config/config.yaml` | the papers' grids (the default) | a cluster, or days on a workstation |
+| `config/config.yaml` | the papers' grids (the default) | a cluster, or hours on a workstation |
 | `config/quick.yaml` | overlay: fewer trials and grid points, no Blog or Nomao | the papers on a laptop |
 | `config/smoke.yaml` | overlay: a few minutes in all | the tests and CI |
 
