@@ -169,6 +169,12 @@ def test_partial_run_passes_and_tables_only_in_the_run_fail(pair, capsys):
     code, out = run_main(run, record, capsys)
     assert code == 0, out
     assert "not run      claims.csv" in out and "1 not run" in out
+    # the record's files of a slice the run left out: one line for their folder
+    for i in range(3):
+        write(record, f"knapsack/runs/pool{i}.csv", table())
+    code, out = run_main(run, record, capsys)
+    assert code == 0 and "not run      knapsack/runs/ (3 files)" in out, out
+    assert "pool0" not in out and "4 not run" in out
     write(run, "qwyc/new.csv", table())
     code, out = run_main(run, record, capsys)
     assert code == 1 and "only in run  qwyc/new.csv" in out

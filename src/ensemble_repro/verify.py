@@ -32,7 +32,7 @@ import numbers
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
@@ -490,11 +490,14 @@ def verify(run_dir, record_dir) -> list[FileResult]:
 
 
 def report(results: Iterable[FileResult]) -> list[str]:
-    """The printed summary: one line per file, the first differing rows under it, counts."""
+    """The printed summary: one line per file compared (the first differing rows under it), one
+    per folder of the record's files the run did not make, and the counts."""
     results = list(results)
     width = max(len(s) for s in STATUSES)
     lines = []
     for r in results:
+        if r.status == NOT_RUN:
+            continue
         lines.append(f"{r.status:<{width}}  {r.path}" + (f"  ({r.note})" if r.note else ""))
         for d in r.differences:
             lines.append(f"{'':<{width}}    {d.text()}")
@@ -506,6 +509,14 @@ def report(results: Iterable[FileResult]) -> list[str]:
             lines.append(f"{'':<{width}}    timing, beyond x{TIMING_RATIO:g}: {d.text()}")
         if r.n_timing > len(r.timing):
             lines.append(f"{'':<{width}}    ... {r.n_timing - len(r.timing)} more timing rows")
+    # the record's files this run did not make: one line per folder
+    folders: dict[str, list[str]] = {}
+    for r in results:
+        if r.status == NOT_RUN:
+            folders.setdefault(str(PurePosixPath(r.path).parent), []).append(r.path)
+    for folder, paths in sorted(folders.items()):
+        where = paths[0] if len(paths) == 1 else f"{folder}/ ({len(paths)} files)"
+        lines.append(f"{NOT_RUN:<{width}}  {where}")
     counts = {s: sum(r.status == s for r in results) for s in STATUSES}
     lines.append("")
     lines.append("summary: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n))
