@@ -164,6 +164,13 @@ def test_niced_work_leaves_the_queue():
     assert mc.core_share(1, seconds=0.05, load=busy, niced=busy) > cpus / (busy + 1)
 
 
+def test_cached_calibration_reads_the_cache_and_never_measures(tmp_path):
+    assert mc.cached_calibration(tmp_path, key=KEY) is None
+    assert not list(tmp_path.iterdir())  # nothing measured, nothing written
+    cal = mc.machine_calibration(tmp_path, key=KEY, measure=FakeMeasure(1.0))
+    assert mc.cached_calibration(tmp_path, key=KEY).kernels == cal.kernels
+
+
 def test_machine_key_names_host_cpu_and_cores():
     key = mc.machine_key()
     assert set(key) == {"hostname", "cpu_model", "cores"} and key["cores"] >= 1

@@ -352,6 +352,30 @@ def test_run_md_measures_per_paper_from_the_benchmarks_next_to_the_estimate(run,
     assert "Load 5-12" in (record / rec.RUN_MD).read_text()
 
 
+def test_run_md_tells_two_machines_apart_by_their_calibration(run, tmp_path):
+    """Two slices on machines alike in cores, CPU model and memory, one slower per CPU-second:
+    one row each, with its CPU time against the reference machine; an older publish without
+    it says so."""
+    record = tmp_path / "paper"
+    slow = {
+        **MACHINE,
+        "speed": {"cpu_time_vs_reference": {"start": 2.03, "rf": 1.8}, "measured_on": "d1"},
+    }
+    fast = {
+        **MACHINE,
+        "speed": {"cpu_time_vs_reference": {"start": 1.01, "rf": 1.02}, "measured_on": "d2"},
+    }
+    publish(run, record, slice_name="old", machine=MACHINE)
+    publish(run, record, slice_name="a", machine=slow)
+    publish(run, record, slice_name="b", machine=fast)
+    machine = (record / rec.RUN_MD).read_text().split("## Machine")[1].split("## Dates")[0]
+    rows = [r for r in machine.splitlines() if r.startswith("| 2 |")]
+    assert len(rows) == 3, machine
+    assert any("not recorded" in r and r.rstrip().endswith("| old |") for r in rows), rows
+    assert any("start 2.03, rf 1.8 (d1)" in r and r.rstrip().endswith("| a |") for r in rows)
+    assert any("start 1.01, rf 1.02 (d2)" in r and r.rstrip().endswith("| b |") for r in rows)
+
+
 def test_run_md_dates_come_from_the_benchmark_times(run, tmp_path):
     res = run / "results"
     end = 1_790_000_000

@@ -294,6 +294,23 @@ def machine_calibration(
     return cal
 
 
+class _NotCached(Exception):
+    pass
+
+
+def _refuse(families):
+    raise _NotCached
+
+
+def cached_calibration(cache_dir=None, key: dict | None = None) -> MachineCalibration | None:
+    """This machine's calibration when its cache holds one, else None (nothing is measured);
+    ``cache_dir`` and ``key`` as for :func:`machine_calibration`."""
+    try:
+        return machine_calibration(cache_dir, key=key, measure=_refuse)
+    except _NotCached:
+        return None
+
+
 def machine_units(
     path=None, calibrated: bool = True, cache_dir=None, measure=time_kernels, log=None
 ) -> tuple[UnitCosts, MachineCalibration]:

@@ -186,20 +186,34 @@ def machine_facts(cores: int | None = None, cpu_model: str | None = None, memory
     Returns
     -------
     dict
-        Keys ``cores``, ``cpu_model``, ``memory_gb``, ``os``, ``python``.
+        Keys ``cores``, ``cpu_model``, ``memory_gb``, ``os``, ``python``, and ``speed`` when
+        the estimate has calibrated this machine (its cache; nothing is measured here): the
+        machine's CPU time per kernel family over the reference machine's, and when it was
+        measured. Two machines alike in the other keys differ there.
     """
     if cpu_model is None:
         cpu_model = _proc_field("/proc/cpuinfo", "model name") or platform.processor() or "unknown"
     if memory_gb is None:
         kb = _proc_field("/proc/meminfo", "MemTotal")
         memory_gb = round(int(kb.split()[0]) / 1024**2, 1) if kb else None
-    return {
+    facts = {
         "cores": int(cores) if cores is not None else os.cpu_count(),
         "cpu_model": cpu_model,
         "memory_gb": memory_gb,
         "os": platform.platform(),
         "python": platform.python_version(),
     }
+    from ..cost.machine import cached_calibration
+    from ..cost.units import UnitCosts
+
+    cal = cached_calibration()
+    if cal is not None:
+        factors = cal.factors(UnitCosts().reference_kernels())
+        facts["speed"] = {
+            "cpu_time_vs_reference": {k: round(v, 2) for k, v in factors.items()},
+            "measured_on": cal.measured_on,
+        }
+    return facts
 
 
 def _proc_field(path: str, name: str) -> str | None:

@@ -308,7 +308,15 @@ def run_md(record: str | os.PathLike) -> str:
         lines += ["", "Software (provenance sidecars):", ""]
         lines += [f"- {s} ({n} tables)" for s, n in stacks.most_common()]
 
-    lines += ["", "## Machine", ""]
+    lines += [
+        "",
+        "## Machine",
+        "",
+        "CPU time vs the reference machine: the estimate's machine calibration (kernel CPU time "
+        "per family over the reference machine's, docs/cost.md) as cached on the publishing "
+        "machine; slices published before it was recorded say so.",
+        "",
+    ]
     machines: dict[str, list[str]] = {}
     for p in publishes:
         m = p.get("machine") or {}
@@ -324,6 +332,7 @@ def run_md(record: str | os.PathLike) -> str:
                 "memory (GB)": m.get("memory_gb", "-"),
                 "OS": m.get("os", "-"),
                 "Python": m.get("python", "-"),
+                "CPU time vs the reference machine": _speed(m.get("speed")),
                 "slices": ", ".join(dict.fromkeys(slices)),
             }
         )
@@ -375,6 +384,18 @@ def run_md(record: str | os.PathLike) -> str:
             "well below its thread count means it waited for the CPU): " + ", ".join(busy) + ".",
         ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _speed(speed) -> str:
+    """A machine's calibration, as RUN.md shows it: "start 1.01, ridge 1.32, ... (when)"."""
+    if not speed:
+        return "not recorded"
+    from ..cost.machine import KERNEL_FAMILIES
+
+    per = speed["cpu_time_vs_reference"]
+    order = [f for f in KERNEL_FAMILIES if f in per] + sorted(set(per) - set(KERNEL_FAMILIES))
+    factors = ", ".join(f"{k} {per[k]:g}" for k in order)
+    return f"{factors} ({speed.get('measured_on', '?')})"
 
 
 def write_run_md(record: str | os.PathLike, notes: str | os.PathLike | None = None) -> Path:
