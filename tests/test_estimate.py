@@ -409,3 +409,22 @@ def test_rules_take_their_benchmark_files_from_the_library():
         rule: f'BENCHMARKS["{rule}"]' for rule, _ in declared
     }
     assert {rule for rule, _ in declared} == set(BENCHMARKS)
+
+
+@pytest.mark.parametrize(
+    ("aggregations", "fvr", "n_figures"),
+    [
+        (["mean", "median", "trimmed_mean"], True, 12),
+        (["mean", "median"], False, 4),
+        (["mean"], True, 4),
+    ],
+)
+def test_the_figures_job_costs_a_light_job_per_figure(aggregations, fvr, n_figures):
+    """One job draws every J+aB figure (Figures 1, 2, S1-S4 per aggregation of the main grid,
+    S5-S10 of the fixed-vs-random grid): it costs as much as that many one-figure jobs."""
+    units = UnitCosts()
+    config = {"jab": {"aggregations": aggregations, "fixed_vs_random": {"enabled": fvr}}}
+    job = Job("jab_figures")
+    assert jab_cost.COSTS["jab_figures"](job, config, units) == pytest.approx(
+        n_figures * units.get("light_job")
+    )

@@ -40,6 +40,7 @@ from .cells import (
     n_test_rows,
     resample_size,
 )
+from .names import jab_figure_ids
 
 #: Data set whose unit costs stand in for one never measured (MEPS cannot be mirrored).
 FALLBACK = "blog"
@@ -123,8 +124,16 @@ def cell(job: Job, config: Mapping, units: UnitCosts) -> float:
     return units.get("jab_start") + work
 
 
+def figures(job: Job, config: Mapping, units: UnitCosts) -> float:
+    """The figures job: a ``light_job`` (a start-up and a plot) per figure it draws."""
+    jab = config["jab"]
+    n = len(jab_figure_ids(jab["aggregations"], jab["fixed_vs_random"]["enabled"]))
+    return n * units.get("light_job")
+
+
 #: Cost function of each J+aB rule.
 COSTS = {
     **dict.fromkeys(RULE_KINDS, cell),
-    **dict.fromkeys(("jab_collect", "jab_figures", "jab_tables", "jab_claims"), light),
+    **dict.fromkeys(("jab_collect", "jab_tables", "jab_claims"), light),
+    "jab_figures": figures,
 }
