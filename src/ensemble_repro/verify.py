@@ -495,8 +495,11 @@ def report(results: Iterable[FileResult]) -> list[str]:
     results = list(results)
     width = max(len(s) for s in STATUSES)
     lines = []
+    # the record's files this run did not make: listed after the rest, one line per folder
+    not_run: dict[str, list[str]] = {}
     for r in results:
         if r.status == NOT_RUN:
+            not_run.setdefault(str(PurePosixPath(r.path).parent), []).append(r.path)
             continue
         lines.append(f"{r.status:<{width}}  {r.path}" + (f"  ({r.note})" if r.note else ""))
         for d in r.differences:
@@ -509,12 +512,7 @@ def report(results: Iterable[FileResult]) -> list[str]:
             lines.append(f"{'':<{width}}    timing, beyond x{TIMING_RATIO:g}: {d.text()}")
         if r.n_timing > len(r.timing):
             lines.append(f"{'':<{width}}    ... {r.n_timing - len(r.timing)} more timing rows")
-    # the record's files this run did not make: one line per folder
-    folders: dict[str, list[str]] = {}
-    for r in results:
-        if r.status == NOT_RUN:
-            folders.setdefault(str(PurePosixPath(r.path).parent), []).append(r.path)
-    for folder, paths in sorted(folders.items()):
+    for folder, paths in sorted(not_run.items()):
         where = paths[0] if len(paths) == 1 else f"{folder}/ ({len(paths)} files)"
         lines.append(f"{NOT_RUN:<{width}}  {where}")
     counts = {s: sum(r.status == s for r in results) for s in STATUSES}

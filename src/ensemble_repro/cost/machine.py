@@ -253,22 +253,12 @@ def machine_calibration(
     MachineCalibration
     """
     key = machine_key() if key is None else key
-    folder = Path(cache_dir) if cache_dir is not None else machine_cache_dir()
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-    path = folder / f"machine-{digest}.json"
     if not refresh:
-        try:
-            cached = json.loads(path.read_text())
-        except (OSError, ValueError):
-            cached = None
-        if (
-            cached
-            and cached.get("key") == key
-            and all(f in cached.get("kernels", {}) for f in KERNEL_FAMILIES)
-        ):
-            return MachineCalibration(
-                key, cached["kernels"], cached["measured_on"], cached["load"], path
-            )
+        cached = cached_calibration(cache_dir, key)
+        if cached is not None:
+            return cached
+    path = _cache_path(cache_dir, key)
+    folder = path.parent
     if log is not None:
         log(
             f"timing {len(KERNEL_FAMILIES)} kernels to calibrate this machine (once; cached in {path})"
@@ -294,21 +284,31 @@ def machine_calibration(
     return cal
 
 
-class _NotCached(Exception):
-    pass
-
-
-def _refuse(families):
-    raise _NotCached
+def _cache_path(cache_dir, key: dict) -> Path:
+    """The cache file of the machine ``key`` (one per key) in ``cache_dir``."""
+    folder = Path(cache_dir) if cache_dir is not None else machine_cache_dir()
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    return folder / f"machine-{digest}.json"
 
 
 def cached_calibration(cache_dir=None, key: dict | None = None) -> MachineCalibration | None:
-    """This machine's calibration when its cache holds one, else None (nothing is measured);
-    ``cache_dir`` and ``key`` as for :func:`machine_calibration`."""
+    """This machine's calibration when its cache holds one for every kernel family, else None
+    (nothing is measured); ``cache_dir`` and ``key`` as for :func:`machine_calibration`."""
+    key = machine_key() if key is None else key
+    path = _cache_path(cache_dir, key)
     try:
-        return machine_calibration(cache_dir, key=key, measure=_refuse)
-    except _NotCached:
+        cached = json.loads(path.read_text())
+    except (OSError, ValueError):
         return None
+    if (
+        cached
+        and cached.get("key") == key
+        and all(f in cached.get("kernels", {}) for f in KERNEL_FAMILIES)
+    ):
+        return MachineCalibration(
+            key, cached["kernels"], cached["measured_on"], cached["load"], path
+        )
+    return None
 
 
 def machine_units(

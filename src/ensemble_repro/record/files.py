@@ -25,6 +25,8 @@ from typing import Any
 import yaml
 
 from ..config import BASE_CONFIG
+from ..cost.machine import cached_calibration
+from ..cost.units import UnitCosts
 from ..io import atomic_path, read_json, write_json, write_text
 
 #: Files published from a run, as ``Path.glob`` patterns relative to its ``results/``: every
@@ -203,9 +205,6 @@ def machine_facts(cores: int | None = None, cpu_model: str | None = None, memory
         "os": platform.platform(),
         "python": platform.python_version(),
     }
-    from ..cost.machine import cached_calibration
-    from ..cost.units import UnitCosts
-
     cal = cached_calibration()
     if cal is not None:
         factors = cal.factors(UnitCosts().reference_kernels())

@@ -21,6 +21,7 @@ import pandas as pd
 import yaml
 
 from ..claims.render import made_at
+from ..cost.machine import KERNEL_FAMILIES
 from ..io import markdown_table, read_json, write_text
 from .files import CONFIG_NAME, MANIFEST, RecordError, read_manifest
 
@@ -390,8 +391,6 @@ def _speed(speed) -> str:
     """A machine's calibration, as RUN.md shows it: "start 1.01, ridge 1.32, ... (when)"."""
     if not speed:
         return "not recorded"
-    from ..cost.machine import KERNEL_FAMILIES
-
     per = speed["cpu_time_vs_reference"]
     order = [f for f in KERNEL_FAMILIES if f in per] + sorted(set(per) - set(KERNEL_FAMILIES))
     factors = ", ".join(f"{k} {per[k]:g}" for k in order)
