@@ -15,6 +15,14 @@ Each WORKDIR is a finished run of CONFIG; a rule's factor is its jobs' measured 
 the runs (``ensemble_repro.estimate.calibration_rows``); ``python -m ensemble_repro.estimate --config
 CONFIG --compare WORKDIR`` prints the comparison.
 
+Per-job overheads from small runs made on this machine (rewrites only the ``job_overhead`` rows
+of the rules measured; the runs are compared with the calibrated estimate scaled to this
+machine by its machine calibration, and the overheads stored at the reference machine's speed):
+    PYTHONPATH=src python benchmarks/calibrate_costs.py \
+        --overhead-from-run config/smoke.yaml:WORKDIR [--overhead-from-run ...]
+A rule's overhead is the mean over its jobs of measured less estimated CPU seconds
+(``ensemble_repro.estimate.overhead_rows``).
+
 Every number is CPU time (``time.process_time``; of child processes via ``getrusage``), with
 one BLAS / OpenMP thread, so it holds on a machine loaded by other work, where wall times do
 not. Sections (the units of ensemble_repro.cost.units; the cost modules of the papers,
@@ -56,10 +64,10 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from ensemble_repro.cost import machine
 from ensemble_repro.cost.dag import config_jobs
-from ensemble_repro.cost.units import KERNEL_UNIT
+from ensemble_repro.cost.units import KERNEL_UNIT, UnitCosts
 from ensemble_repro.data import DATASETS, fetch_raw, load, prepare
 from ensemble_repro.data.preflight import DataPlan
-from ensemble_repro.estimate import calibration_rows
+from ensemble_repro.estimate import calibration_rows, overhead_rows
 from ensemble_repro.papers.knapsack import cost as knapsack_cost
 from ensemble_repro.papers.qwyc import cost as qwyc_cost
 
@@ -319,9 +327,18 @@ def main(argv=None):
         metavar="CONFIG:WORKDIR",
         help="calibrate the per-rule factors from a finished run instead of measuring units",
     )
+    ap.add_argument(
+        "--overhead-from-run",
+        action="append",
+        default=[],
+        metavar="CONFIG:WORKDIR",
+        help="set the per-job overheads from a finished run made on this machine",
+    )
     args = ap.parse_args(argv)
     if args.from_run:
         return calibrate_from_runs(args.from_run, args.out, ap)
+    if args.overhead_from_run:
+        return overheads_from_runs(args.overhead_from_run, args.out, ap)
     only = args.only.split(",")
     if set(only) - set(SECTIONS):
         ap.error(f"--only takes some of {','.join(SECTIONS)}, got {args.only!r}")
@@ -411,24 +428,50 @@ def write_rows(path, rows):
     print(f"wrote {path} ({len(rows)} rows)")
 
 
-def calibrate_from_runs(specs, out, ap):
-    """Rewrite the ``calibration`` rows of ``out`` from finished runs (CONFIG:WORKDIR each)."""
+def finished_runs(specs, option, ap):
+    """(jobs, config, workdir) of each CONFIG:WORKDIR of ``option``."""
     runs = []
     for spec in specs:
         config_path, sep, workdir = spec.rpartition(":")
         if not sep or not os.path.isdir(os.path.join(workdir, "results", "benchmarks")):
             ap.error(
-                f"--from-run {spec!r}: give CONFIG.yaml:WORKDIR, WORKDIR holding the run's "
+                f"{option} {spec!r}: give CONFIG.yaml:WORKDIR, WORKDIR holding the run's "
                 "results/benchmarks"
             )
         runs.append((*config_jobs(config_path, workdir), workdir))
+    return runs
+
+
+def replace_rows(out, unit, rows):
+    """Write ``rows`` of ``unit`` into ``out``, replacing that unit's rows for their keys."""
+    keys = {r["key"] for r in rows}
+    kept = [r for r in read_rows(out) if not (r["unit"] == unit and r["key"] in keys)]
+    write_rows(out, kept + rows)
+
+
+def calibrate_from_runs(specs, out, ap):
+    """Rewrite the ``calibration`` rows of ``out`` from finished runs (CONFIG:WORKDIR each)."""
+    runs = finished_runs(specs, "--from-run", ap)
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     rows = calibration_rows(runs, source=f"runs {' '.join(specs)} {when}")
-    rules = {r["key"] for r in rows}
-    kept = [r for r in read_rows(out) if not (r["unit"] == "calibration" and r["key"] in rules)]
     for r in rows:
         print(f"calibration {r['key']}: measured / estimated = {r['cpu_seconds']}")
-    write_rows(out, kept + rows)
+    replace_rows(out, "calibration", rows)
+
+
+def overheads_from_runs(specs, out, ap):
+    """Rewrite the ``job_overhead`` rows of ``out`` from finished runs made on this machine."""
+    runs = finished_runs(specs, "--overhead-from-run", ap)
+    reference = UnitCosts(out)
+    cal = machine.machine_calibration(log=print)
+    factors = cal.factors(reference.reference_kernels())
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    where = f"{cal.key['hostname']} ({cal.key['cpu_model']}, {cal.key['cores']} CPUs)"
+    source = f"runs {' '.join(specs)} on {where}, start x {factors['start']:.2f}, {when}"
+    rows = overhead_rows(runs, reference.scaled(factors), factors["start"], source)
+    for r in rows:
+        print(f"job_overhead {r['key']}: {r['cpu_seconds']} CPU-s per job")
+    replace_rows(out, "job_overhead", rows)
 
 
 if __name__ == "__main__":

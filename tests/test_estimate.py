@@ -389,6 +389,36 @@ def test_compare_reads_benchmarks_and_calibration_scales_jobs(units, tmp_path):
     assert "| jab | jab_main_cell | 1 |" in table and "| jab | **all** | 2 |" in table
 
 
+def test_overheads_are_the_mean_residual_per_job_and_priced_once_per_job(units, tmp_path):
+    """A rule's ``job_overhead`` is the mean over its measured jobs of measured less estimated
+    CPU (at the reference machine's speed: divided by the start factor); pricing adds it to
+    each of the rule's jobs and to no other rule's, never below 0 CPU-s."""
+    jobs, config = toy_jobs(m_ratios=(0.5, 1.0)), toy_config()
+    bare = {j.name: j.cpu for j in registry.price(jobs, config, units)}
+    main = [n for n in bare if n.startswith("jab_main_cell")]
+    for name, extra in zip(main, (3.0, 5.0), strict=True):
+        m = name.rsplit("/", 1)[1]
+        write_benchmark(tmp_path, "jab_main_cell", {**WC, "jab_m": m}, bare[name] + extra, 1.0)
+    write_benchmark(tmp_path, "jab_collect", {}, 0.5, 1.0)  # light job: 2 CPU-s estimated
+    rows = est.overhead_rows([(jobs, config, tmp_path)], units, start_factor=2.0, source="t")
+    got = {r["key"]: float(r["cpu_seconds"]) for r in rows}
+    assert got == pytest.approx({"jab_main_cell": (3.0 + 5.0) / 2 / 2.0, "jab_collect": -0.75})
+    path = tmp_path / "overheads.csv"
+    lines = units.source.read_text().splitlines()
+    lines += ["job_overhead,jab_main_cell,0,2,t", "job_overhead,jab_collect,0,-5,t"]
+    path.write_text("\n".join(lines) + "\n")
+    priced = {j.name: j.cpu for j in registry.price(jobs, config, UnitCosts(path))}
+    assert {n: priced[n] - bare[n] for n in main} == pytest.approx(dict.fromkeys(main, 2.0))
+    assert priced["jab_collect"] == 0.0  # 2 - 5 clipped
+    others = [n for n in bare if n not in main and n != "jab_collect"]
+    assert {n: priced[n] for n in others} == {n: bare[n] for n in others}
+    uncal = UnitCosts(path, calibrated=False)
+    assert {j.name: j.cpu for j in registry.price(jobs, config, uncal)} == bare
+    # fitting again compares with the estimate without the stored overheads: the same rows
+    again = est.overhead_rows([(jobs, config, tmp_path)], UnitCosts(path), 2.0, "t")
+    assert {r["key"]: float(r["cpu_seconds"]) for r in again} == pytest.approx(got)
+
+
 def test_compare_rejects_a_file_that_is_not_a_benchmark(units, tmp_path):
     path = tmp_path / BENCHMARKS["jab_jplus_cell"].format(**WC)
     path.parent.mkdir(parents=True)
@@ -398,8 +428,8 @@ def test_compare_rejects_a_file_that_is_not_a_benchmark(units, tmp_path):
 
 
 def test_rules_take_their_benchmark_files_from_the_library():
-    """Every ``benchmark:`` of the workflow is BENCHMARKS[<its rule>], so the estimate
-    reads back the files the jobs write."""
+    """Every rule that runs a script has a ``benchmark:``, BENCHMARKS[<its rule>], so the
+    estimate reads back the files the jobs write."""
     text = "\n".join(p.read_text() for p in sorted((REPO / "workflow" / "rules").glob("*.smk")))
     declared = re.findall(
         r"^rule (\w+):(?:(?!^rule ).)*?^    benchmark:\n\s+([^\n]+)$", text, re.M | re.S
@@ -409,6 +439,9 @@ def test_rules_take_their_benchmark_files_from_the_library():
         rule: f'BENCHMARKS["{rule}"]' for rule, _ in declared
     }
     assert {rule for rule, _ in declared} == set(BENCHMARKS)
+    # every rule that runs a script measures itself (the estimate's overheads need them all)
+    scripted = set(re.findall(r"^rule (\w+):(?:(?!^rule ).)*?^    script:", text, re.M | re.S))
+    assert scripted and scripted <= {rule for rule, _ in declared}
 
 
 @pytest.mark.parametrize(

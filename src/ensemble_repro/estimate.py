@@ -271,6 +271,51 @@ def calibration_rows(
     ]
 
 
+def overhead_rows(runs, units: UnitCosts, start_factor: float = 1.0, source: str = "") -> list[dict]:
+    """``job_overhead`` rows of the unit-cost table: per rule, the mean over the runs' jobs of
+    the measured CPU seconds less the calibrated estimate (the Snakemake script wrapper, reading
+    and writing, what the unit costs leave out), on the reference machine.
+
+    The calibration factors fit whole runs, where experiment jobs dominate; in small runs the
+    jobs are mostly such fixed costs, which this adds once per job.
+
+    Parameters
+    ----------
+    runs : list of (jobs, config, path)
+        The jobs and config of each measured run (:func:`.cost.dag.config_jobs`) and its
+        working directory; best small runs, made on this machine.
+    units : UnitCosts
+        The calibrated unit costs scaled to the machine that made the runs; their own
+        ``job_overhead`` rows are left out of the estimate compared with.
+    start_factor : float, default 1
+        That machine's ``start`` factor (:meth:`.machine.MachineCalibration.factors`): the
+        overheads are divided by it, as the table holds reference-machine CPU time.
+    source : str
+        Text of the rows' ``source`` column.
+
+    Returns
+    -------
+    list of dict
+        Rows with the columns of ``unit_costs.csv``, one per rule with a measured job.
+    """
+    residual: dict[str, list[float]] = {}
+    for jobs, config, workdir in runs:
+        for job in price(jobs, config, units.without("job_overhead")):
+            got = measured(job, workdir)
+            if got is not None:
+                residual.setdefault(job.rule, []).append(got[0] - job.cpu)
+    return [
+        {
+            "unit": "job_overhead",
+            "key": rule,
+            "size": 0,
+            "cpu_seconds": f"{sum(r) / len(r) / start_factor:.4g}",
+            "source": source,
+        }
+        for rule, r in residual.items()
+    ]
+
+
 def comparison_table(rows: list[RuleCost]) -> str:
     """A Markdown table of :func:`compare`'s result, with a total per paper."""
     lines = [

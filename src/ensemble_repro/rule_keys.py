@@ -52,11 +52,16 @@ DAG_PARAM_RULES = (
 #: make the verdicts' scale label (:func:`verdict_keys`).
 VERDICT_RULES = {key: p.verdict_rules for key, p in PAPERS.items()}
 
-#: The ``benchmark:`` file of each rule that declares one, formatted with the job's wildcards
+#: The ``benchmark:`` file of each rule that runs a script, formatted with the job's wildcards
 #: (the rules take it from here; ``ensemble_repro.estimate`` reads the measured CPU time back).
 BENCHMARKS = {
+    "fetch": "results/benchmarks/data/fetch/{group}/{filename}.tsv",
     "prepare": "results/benchmarks/data/prepare/{name}.tsv",
     **{rule: path for p in PAPERS.values() for rule, path in p.benchmarks.items()},
+    "verdict_forest": "results/benchmarks/claims/forest_{paper}.tsv",
+    "table_html": "results/benchmarks/claims/table_html.tsv",
+    "paper_vs_ours": "results/benchmarks/report/paper_vs_ours.tsv",
+    "results_index": "results/benchmarks/report/results_index.tsv",
 }
 
 #: How raw files are fetched. Every file is checked against its pinned sha256, so these

@@ -39,6 +39,8 @@ rule jab_claims:
         page=f"{JR}/paper_vs_ours.md",
     log:
         "results/logs/claims/jab.log",
+    benchmark:
+        BENCHMARKS["jab_claims"]
     localrule: True
     conda:
         ENV
@@ -72,6 +74,8 @@ rule qwyc_claims:
         PAPERS["qwyc"].claims_csv,
     log:
         "results/logs/claims/qwyc.log",
+    benchmark:
+        BENCHMARKS["qwyc_claims"]
     localrule: True
     conda:
         ENV
@@ -101,6 +105,8 @@ rule knapsack_claims:
         PAPERS["knapsack"].claims_csv,
     log:
         "results/logs/claims/knapsack.log",
+    benchmark:
+        BENCHMARKS["knapsack_claims"]
     localrule: True
     conda:
         ENV
@@ -128,6 +134,8 @@ rule verdict_forest:
         ),
     log:
         "results/logs/claims/forest_{paper}.log",
+    benchmark:
+        BENCHMARKS["verdict_forest"]
     wildcard_constraints:
         paper=regex_choice(list(PAPERS)),
     localrule: True
@@ -171,6 +179,8 @@ rule table_html:
         ],
     log:
         "results/logs/claims/table_html.log",
+    benchmark:
+        BENCHMARKS["table_html"]
     localrule: True
     conda:
         ENV

@@ -20,6 +20,8 @@ rule fetch:
         "resources/raw/{group}/{filename}",
     log:
         "results/logs/data/fetch/{group}/{filename}.log",
+    benchmark:
+        BENCHMARKS["fetch"]
     retries: 2
     conda:
         ENV

@@ -185,6 +185,8 @@ rule jab_collect:
         wor=f"{JR}/without_replacement.csv",
     log:
         "results/logs/jab/collect.log",
+    benchmark:
+        BENCHMARKS["jab_collect"]
     localrule: True
     conda:
         ENV
@@ -221,6 +223,8 @@ rule jab_figures:
         },
     log:
         "results/logs/jab/figures.log",
+    benchmark:
+        BENCHMARKS["jab_figures"]
     localrule: True
     conda:
         ENV
@@ -247,6 +251,8 @@ rule jab_tables:
         **JAB_TABLE_FILES,
     log:
         "results/logs/jab/tables.log",
+    benchmark:
+        BENCHMARKS["jab_tables"]
     localrule: True
     conda:
         ENV

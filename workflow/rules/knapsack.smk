@@ -156,6 +156,8 @@ rule knapsack_costs:
         expand(KNAPSACK_MEASURED_COSTS, kn_data=KNAPSACK_DATASETS),
     log:
         "results/logs/knapsack/costs_install.log",
+    benchmark:
+        BENCHMARKS["knapsack_costs"]
     localrule: True
     conda:
         ENV

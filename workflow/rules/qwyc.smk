@@ -141,6 +141,8 @@ rule qwyc_figure:
         md=f"{QR}/{{qwyc_data}}/figure1.md",
     log:
         "results/logs/qwyc/figure/{qwyc_data}.log",
+    benchmark:
+        BENCHMARKS["qwyc_figure"]
     localrule: True
     conda:
         ENV
@@ -209,6 +211,8 @@ rule qwyc_sensitivity_figure:
         ),
     log:
         "results/logs/qwyc/sensitivity_figure/{qwyc_data}.log",
+    benchmark:
+        BENCHMARKS["qwyc_sensitivity_figure"]
     localrule: True
     conda:
         ENV
@@ -289,6 +293,8 @@ rule qwyc_paper_vs_ours:
         f"{QR}/paper_vs_ours.md",  # the report shows the verdict page built from claims.csv
     log:
         "results/logs/qwyc/paper_vs_ours.log",
+    benchmark:
+        BENCHMARKS["qwyc_paper_vs_ours"]
     localrule: True
     conda:
         ENV

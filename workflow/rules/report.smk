@@ -23,6 +23,8 @@ rule paper_vs_ours:
         rst=VERDICT_SUMMARY_RST,
     log:
         "results/logs/report/paper_vs_ours.log",
+    benchmark:
+        BENCHMARKS["paper_vs_ours"]
     localrule: True
     conda:
         ENV
@@ -52,6 +54,8 @@ rule results_index:
         ),
     log:
         "results/logs/report/results_index.log",
+    benchmark:
+        BENCHMARKS["results_index"]
     localrule: True
     conda:
         ENV

@@ -35,7 +35,7 @@ RULES: dict[str, tuple[str, CostFunction]] = {
 
 def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:
     """The jobs with their part of the run and CPU seconds: their rule's cost function times
-    its calibration factor.
+    its calibration factor, plus its per-job overhead (:meth:`.units.UnitCosts.overhead`).
 
     Parameters
     ----------
@@ -64,5 +64,6 @@ def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:
                 f"rule {job.rule} has no cost function: add one to its paper's cost module "
                 "(ensemble_repro.papers.<paper>.cost.COSTS)"
             ) from None
-        out.append(replace(job, paper=part, cpu=cost(job, config, units) * units.factor(job.rule)))
+        cpu = cost(job, config, units) * units.factor(job.rule) + units.overhead(job.rule)
+        out.append(replace(job, paper=part, cpu=max(cpu, 0.0)))
     return out

@@ -4,11 +4,14 @@
 on a loaded machine). Each row is one unit (``jab_fit``, ``qwyc_sweep``, ...) for one key (a
 data set, a data set and learner or method) at one size; ``rows`` and ``pool_size`` rows are
 counts, ``calibration`` rows the measured / estimated factor of a rule's jobs over whole runs,
-``kernel`` rows the reference times of the machine calibration (:mod:`.machine`).
+``job_overhead`` rows the CPU seconds a rule's jobs spend beyond that (measured less
+estimated, per job, over small runs), ``kernel`` rows the reference times of the machine
+calibration (:mod:`.machine`).
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import itertools
 import math
@@ -24,6 +27,7 @@ UNIT_FAMILIES = {
     "job_start": "start",
     "light_job": "start",
     "jab_start": "start",
+    "job_overhead": "start",
     "qwyc_gbt": "gbt",
     "qwyc_sweep": "numeric",
     "qwyc_timing": "numeric",
@@ -64,8 +68,8 @@ class UnitCosts:
         CSV file; the package's ``unit_costs.csv`` by default.
     calibrated : bool, default True
         Apply the per-rule ``calibration`` factors (measured / estimated CPU time of whole
-        runs, :func:`ensemble_repro.estimate.calibration_rows`); False gives the bare
-        unit-cost model.
+        runs, :func:`ensemble_repro.estimate.calibration_rows`) and ``job_overhead`` costs
+        (:func:`ensemble_repro.estimate.overhead_rows`); False gives the bare unit-cost model.
     """
 
     def __init__(self, path=None, calibrated: bool = True):
@@ -117,6 +121,19 @@ class UnitCosts:
         if not self.calibrated or not self.has("calibration", rule):
             return 1.0
         return self.get("calibration", rule)
+
+    def overhead(self, rule: str) -> float:
+        """CPU seconds each of ``rule``'s jobs spends beyond its calibrated cost (0 when none
+        was measured or not calibrated; may be negative)."""
+        if not self.calibrated or not self.has("job_overhead", rule):
+            return 0.0
+        return self.get("job_overhead", rule)
+
+    def without(self, unit: str) -> UnitCosts:
+        """A copy without the rows of ``unit`` (e.g. the ``job_overhead`` rows)."""
+        out = copy.copy(self)
+        out.rows = {k: v for k, v in self.rows.items() if k[0] != unit}
+        return out
 
     def reference_kernels(self) -> dict[str, float]:
         """CPU seconds of each machine-calibration kernel where these unit costs were measured

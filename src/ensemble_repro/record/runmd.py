@@ -155,9 +155,10 @@ def _cost_section(record: Path, cores: int, marks: list[Benchmark]) -> list[str]
     lines = [
         "## Cost: measured and estimated",
         "",
-        "Measured: the `benchmark:` files of the jobs (`benchmarks/**.tsv`; a J+aB cell, "
-        "QWYC and knapsack experiment job or data preparation each has one; collectors, "
-        "figures and tables do not), summed per paper by rule. *Job wall* adds the jobs' "
+        "Measured: the `benchmark:` files of the jobs (`benchmarks/**.tsv`; every job that "
+        "runs a script writes one, but slices published before the collectors, figures and "
+        "tables had them carry only the experiment and data jobs'), summed per paper by "
+        "rule. *Job wall* adds the jobs' "
         "wall times (jobs that ran side by side count twice); *first start to last end* "
         "spans the paper's benchmarked jobs (including any pause between slices). Estimated: "
         f"`python -m ensemble_repro.estimate` for this record's `{CONFIG_NAME}` on {cores} "

@@ -38,6 +38,10 @@ BENCHMARKS = {
     "jab_without_replacement_cell": (
         "results/benchmarks/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.tsv"
     ),
+    "jab_collect": "results/benchmarks/jab/collect.tsv",
+    "jab_figures": "results/benchmarks/jab/figures.tsv",
+    "jab_tables": "results/benchmarks/jab/tables.tsv",
+    "jab_claims": "results/benchmarks/claims/jab.tsv",
 }
 
 

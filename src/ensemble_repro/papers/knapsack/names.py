@@ -50,4 +50,6 @@ BENCHMARKS = {
     "knapsack_measure_costs": "results/benchmarks/knapsack/costs/{kn_data}.tsv",
     "knapsack_select": "results/benchmarks/knapsack/select/{kn_pool}.tsv",
     "knapsack_summary": "results/benchmarks/knapsack/summary.tsv",
+    "knapsack_costs": "results/benchmarks/knapsack/costs_install.tsv",
+    "knapsack_claims": "results/benchmarks/claims/knapsack.tsv",
 }
