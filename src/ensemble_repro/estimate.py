@@ -271,7 +271,9 @@ def calibration_rows(
     ]
 
 
-def overhead_rows(runs, units: UnitCosts, start_factor: float = 1.0, source: str = "") -> list[dict]:
+def overhead_rows(
+    runs, units: UnitCosts, start_factor: float = 1.0, source: str = ""
+) -> list[dict]:
     """``job_overhead`` rows of the unit-cost table: per rule, the mean over the runs' jobs of
     the measured CPU seconds less the calibrated estimate (the Snakemake script wrapper, reading
     and writing, what the unit costs leave out), on the reference machine.
