@@ -222,6 +222,14 @@ def test_partial_runs_add_up_and_replace_prunes_only_its_own_slice(run, tmp_path
     assert (record / "jab/cells/jplus/communities/ridge.parquet").is_file()
     assert (record / "qwyc/nomao/figure1.csv").is_file()
     assert "jab/main.csv" in out.unchanged
+    # an unchanged file keeps the slice and source time of the run that made it, even when
+    # its copy in this run is newer (a restore copies cells and benchmarks with a new time)
+    entry = rec.read_manifest(record)["files"]["jab/main.csv"]
+    assert entry["slice"] == "jab"
+    later = time.time() + 3600
+    os.utime(res / "jab/main.csv", (later, later))
+    publish(run, record, slice_name="qwyc")
+    assert rec.read_manifest(record)["files"]["jab/main.csv"] == entry
     # replace: the files the jab slice wrote and the run no longer has go; qwyc's stay
     (res / "qwyc/nomao/figure1.csv").unlink()
     out = publish(run, record, slice_name="jab", replace=True)
@@ -232,7 +240,7 @@ def test_partial_runs_add_up_and_replace_prunes_only_its_own_slice(run, tmp_path
     assert not (record / "jab/cells").exists() or not list((record / "jab/cells").rglob("*.*"))
     assert (record / "qwyc/nomao/figure1.csv").is_file()
     slices = [p["slice"] for p in rec.read_manifest(record)["publishes"]]
-    assert slices == ["jab", "qwyc", "jab"]
+    assert slices == ["jab", "qwyc", "qwyc", "jab"]
 
 
 def test_a_changed_config_is_stored_and_warned_about(run, tmp_path):
@@ -350,6 +358,28 @@ def test_run_md_measures_per_paper_from_the_benchmarks_next_to_the_estimate(run,
     # regenerating keeps the stored notes
     rec.write_run_md(record)
     assert "Load 5-12" in (record / rec.RUN_MD).read_text()
+
+
+def test_run_md_ratio_counts_only_jobs_of_the_config(run, tmp_path):
+    """A benchmark of a job the record's config does not have (a cell published before an
+    overlay narrowed the config) counts among the jobs measured but not in measured /
+    estimated, whose estimate covers only the config's jobs."""
+
+    def jab_row(record):
+        cost = (record / rec.RUN_MD).read_text().split("## Cost")[1].split("### Per rule")[0]
+        row = re.search(r"^\| jab \|.*$", cost, re.M).group(0)
+        return [c.strip() for c in row.strip("|").split("|")]
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    publish(run, first)
+    write(
+        run / "results/benchmarks/jab/main/blog_ridge_m0.4.tsv",
+        "s\th:m:s\tmax_rss\tcpu_time\n50000\t13:53:20\t10\t90000\n",
+    )
+    publish(run, second)
+    before, after = jab_row(first), jab_row(second)
+    assert (int(before[1]), int(after[1])) == (2, 3)  # jobs measured
+    assert after[4] == before[4]  # measured / estimated
 
 
 def test_run_md_tells_two_machines_apart_by_their_calibration(run, tmp_path):

@@ -491,11 +491,13 @@ def publish(
             digest = _sha256(src)
             dest = staging / rel
             if dest.is_file() and entries.get(rel, {}).get("sha256") == digest:
+                # the same content (a restored cell, a rebuilt table): it keeps the slice and
+                # source time of the run that made it
                 out.unchanged.append(rel)
-            else:
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, dest)
-                out.copied.append(rel)
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+            out.copied.append(rel)
             entries[rel] = {
                 "bytes": src.stat().st_size,
                 "sha256": digest,

@@ -162,15 +162,19 @@ def _cost_section(record: Path, cores: int, marks: list[Benchmark]) -> list[str]
         "wall times (jobs that ran side by side count twice); *first start to last end* "
         "spans the paper's benchmarked jobs (including any pause between slices). Estimated: "
         f"`python -m ensemble_repro.estimate` for this record's `{CONFIG_NAME}` on {cores} "
-        "core(s): for the same jobs (calibrated unit costs) and for every job of the paper.",
+        "core(s): for the same jobs (calibrated unit costs; the ratio counts only jobs of "
+        "the config) and for every job of the paper.",
         "",
     ]
     jobs, config = config_jobs(record / CONFIG_NAME)
     with _AsRunDir(record) as rundir:
         rules = compare(jobs, config, rundir)
-    est_same = Counter()
+    # measured against estimated over the same jobs: those of the config's DAG (a record
+    # published under an overlay may hold cells of jobs the overlay leaves out)
+    est_same, cpu_same = Counter(), Counter()
     for r in rules:
         est_same[r.paper] += r.estimated
+        cpu_same[r.paper] += r.measured
     whole = {c.paper: c for c in estimate(jobs, config, cores)}
     rows = []
     for paper in COST_GROUPS:
@@ -188,7 +192,7 @@ def _cost_section(record: Path, cores: int, marks: list[Benchmark]) -> list[str]
                 "measured CPU-h": _hours(cpu) if mine else "-",
                 "estimated CPU-h, same jobs": _hours(est_same[paper]) if mine else "-",
                 "measured / estimated": (
-                    f"{cpu / est_same[paper]:.2f}" if mine and est_same[paper] > 0 else "-"
+                    f"{cpu_same[paper] / est_same[paper]:.2f}" if est_same[paper] > 0 else "-"
                 ),
                 "measured job wall": _duration(wall) if mine else "-",
                 "first start to last end": (
