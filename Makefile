@@ -23,7 +23,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # absolute, so that runs and tests in other directories find it too
 export ENSEMBLE_REPRO_MIRROR := $(if $(MIRROR),$(abspath $(MIRROR)),)
 
-.PHONY: reproduce report test unit lint format check-config config-readme dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme
+.PHONY: reproduce report test unit lint format check-config config-readme dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme record-report
 
 $(STAMP): pyproject.toml
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
@@ -115,6 +115,10 @@ record-resume: check-config
 ## Rewrite README.md's paper-scale verdict table (between its markers) from RECORD's claims.csv.
 record-readme: $(STAMP)
 	$(BIN)/python -m ensemble_repro.record readme $(RECORD)
+
+## Build the Snakemake report of RECORD from its files alone (nothing runs): results/report_of_record.html.
+record-report: $(STAMP)
+	$(BIN)/python -m ensemble_repro.record report $(RECORD)
 
 clean-results:
 	rm -rf results

@@ -42,6 +42,7 @@ PUBLISHED = {
     "jab/cells/main/communities/ridge/m0.4.parquet",
     "jab/cells/jplus/communities/ridge.parquet",
     "qwyc/adult/figure1.csv",
+    "html/jab/main.html",
     "benchmarks/jab/main/communities_ridge_m0.4.tsv",
     "benchmarks/jab/jplus/communities_ridge.tsv",
     "benchmarks/qwyc/model/adult.tsv",
@@ -58,7 +59,6 @@ NOT_PUBLISHED = {
     "data/communities.json",
     "logs/jab/main.log",
     "jab/.main.csv.1a2b3c.csv",
-    "html/main.html",
 }
 #: (CPU seconds, wall seconds) of each constructed benchmark file.
 BENCH = {
@@ -554,3 +554,23 @@ def test_a_restored_smoke_record_resumes_without_rerunning_a_cell(smoke_cores2, 
     overlay = write(tmp_path / "overlay.yaml", "jab:\n  alpha: 0.2\n")
     changed = dry_run_jobs(work, "--configfile", str(SMOKE), str(overlay))
     assert changed.get("jab_main_cell") == before["jab_main_cell"], changed
+
+
+@pytest.mark.slow
+@pytest.mark.workflow
+def test_the_report_of_a_record_is_built_from_its_files_alone(smoke_cores2, tmp_path):
+    """A record of a whole run holds every file the report shows (tables as HTML, figures as
+    PNG): the report builds from it with nothing run; a record without the HTML tables is
+    refused, naming the first one missing."""
+    record = tmp_path / "record"
+    rec.publish(smoke_cores2 / "results", record, config_files=[str(SMOKE)])
+    assert (record / "html/jab/tables/table_S3_communities.html").is_file()
+    out = rec.report_of_record(record, tmp_path / "report.html", SNAKEFILE)
+    html = out.read_bytes()
+    for shown in (b"table_S3_communities.html", b"figure_1.png", b"forest_knapsack.png"):
+        assert shown in html, shown
+    assert not list(record.rglob(".snakemake")) and not (record / "logs").exists()
+    shutil.rmtree(record / "html")
+    with pytest.raises(rec.RecordError, match=r"html/\S+\.html marked for report but does not"):
+        rec.report_of_record(record, tmp_path / "again.html", SNAKEFILE)
+    assert not (tmp_path / "again.html").exists()

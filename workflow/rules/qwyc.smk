@@ -125,17 +125,12 @@ rule qwyc_figure:
         smaller=f"{QR}/{{qwyc_data}}/smaller_ensembles.csv",
         meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
     output:
-        pdf=report(
-            f"{QR}/{{qwyc_data}}/figure1.pdf",
-            caption="../report/qwyc_figure1.rst",
-            category=QWYC_CAT,
-            labels={"figure": "Figure 1", "data set": "{qwyc_data}", "format": "PDF"},
-        ),
+        pdf=f"{QR}/{{qwyc_data}}/figure1.pdf",
         png=report(
             f"{QR}/{{qwyc_data}}/figure1.png",
             caption="../report/qwyc_figure1.rst",
             category=QWYC_CAT,
-            labels={"figure": "Figure 1", "data set": "{qwyc_data}", "format": "PNG"},
+            labels={"figure": "Figure 1", "data set": "{qwyc_data}"},
         ),
         csv=f"{QR}/{{qwyc_data}}/figure1.csv",
         md=f"{QR}/{{qwyc_data}}/figure1.md",
@@ -189,25 +184,12 @@ rule qwyc_sensitivity_figure:
         points=f"{QR}/{{qwyc_data}}/figure1.csv",
         sensitivity=lambda wc: [f"{QR}/{wc.qwyc_data}/sensitivity_{s}.csv" for s in QWYC_SENS],
     output:
-        pdf=report(
-            f"{QR}/{{qwyc_data}}/sensitivity.pdf",
-            caption="../report/qwyc_sensitivity.rst",
-            category=QWYC_CAT,
-            labels={
-                "figure": "sensitivity (beyond the paper)",
-                "data set": "{qwyc_data}",
-                "format": "PDF",
-            },
-        ),
+        pdf=f"{QR}/{{qwyc_data}}/sensitivity.pdf",
         png=report(
             f"{QR}/{{qwyc_data}}/sensitivity.png",
             caption="../report/qwyc_sensitivity.rst",
             category=QWYC_CAT,
-            labels={
-                "figure": "sensitivity (beyond the paper)",
-                "data set": "{qwyc_data}",
-                "format": "PNG",
-            },
+            labels={"figure": "sensitivity (beyond the paper)", "data set": "{qwyc_data}"},
         ),
     log:
         "results/logs/qwyc/sensitivity_figure/{qwyc_data}.log",

@@ -25,6 +25,7 @@ from .files import (
     machine_facts,
     publish,
     read_manifest,
+    report_of_record,
     restore,
 )
 from .readme import README_BEGIN, README_END, readme_block, update_readme
@@ -50,6 +51,7 @@ __all__ = [
     "publish",
     "read_manifest",
     "readme_block",
+    "report_of_record",
     "restore",
     "run_md",
     "update_readme",

@@ -1,5 +1,5 @@
-"""``python -m ensemble_repro.record {publish,restore,runmd,readme} ...`` (``make record``,
-``make record-resume``, ``make record-readme``)."""
+"""``python -m ensemble_repro.record {publish,restore,runmd,readme,report} ...`` (``make
+record``, ``make record-resume``, ``make record-readme``, ``make record-report``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from .files import (
     effective_config,
     machine_facts,
     publish,
+    report_of_record,
     restore,
     touch_cells,
 )
@@ -36,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m ensemble_repro.record",
         description="Publish a run into a record folder, restore its J+aB cells, write its "
-        "RUN.md and the README's verdict table.",
+        "RUN.md and the README's verdict table, build its report.",
     )
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("publish", help="copy a run's small outputs into a record folder")
@@ -88,6 +89,11 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("readme", help="write the verdict table between the README's markers")
     d.add_argument("record")
     d.add_argument("--readme", default="README.md")
+
+    o = sub.add_parser("report", help="build the Snakemake report of a record from its files")
+    o.add_argument("record")
+    o.add_argument("--out", default="results/report_of_record.html", help="the HTML file")
+    o.add_argument("--snakefile", default="Snakefile", help="the workflow (the repository's)")
     return ap
 
 
@@ -136,6 +142,8 @@ def main(argv=None) -> int:
         elif args.command == "readme":
             path, changed = update_readme(args.record, args.readme)
             print(f"{path}: verdict table {'rewritten' if changed else 'already up to date'}")
+        elif args.command == "report":
+            print(f"wrote {report_of_record(args.record, args.out, args.snakefile)}")
     except RecordError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

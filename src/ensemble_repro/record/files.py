@@ -17,7 +17,9 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,12 +27,14 @@ from typing import Any
 import yaml
 
 from ..config import BASE_CONFIG
+from ..cost.dag import NO_ESTIMATE_ENV
 from ..cost.machine import cached_calibration
 from ..cost.units import UnitCosts
 from ..io import atomic_path, read_json, write_json, write_text
 
 #: Files published from a run, as ``Path.glob`` patterns relative to its ``results/``: every
-#: result table, the verdict pages, the results index, figures as PNG, provenance sidecars,
+#: result table (and its HTML rendering), the verdict pages, the results index, figures as PNG
+#: (what the report shows: :func:`report_of_record` builds it from these), provenance sidecars,
 #: benchmark files and the J+aB per-cell tables (small per-trial rows from which a later run
 #: resumes a partly-run grid). Models, PDFs, logs and prepared data match none of them.
 PUBLISHED_PATTERNS = (
@@ -40,6 +44,7 @@ PUBLISHED_PATTERNS = (
     "paper_vs_ours.html",
     "claims_summary.rst",
     "README.md",
+    "html/**/*.html",
     "**/*.png",
     "**/*.provenance.json",
     "benchmarks/**/*.tsv",
@@ -54,6 +59,8 @@ REPORT_NAME = "report.html"
 CELL_PATTERNS = ("jab/cells/**/*.parquet",)
 #: Everything :func:`restore` copies back into ``results/``.
 RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv")
+#: Where the run's outputs live in a run directory (the record mirrors this folder).
+RESULTS_DIR = "results"
 #: The record's manifest, effective config, and the default slice name of a publish.
 MANIFEST = "record.json"
 CONFIG_NAME = "config.yaml"
@@ -581,6 +588,86 @@ def build_report(
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-8:]
         return f"{' '.join(cmd)} failed in {workdir}:\n  " + "\n  ".join(tail)
     return None
+
+
+@contextmanager
+def record_as_run(record: str | os.PathLike) -> Iterator[Path]:
+    """A temporary run directory whose ``results`` is the record (a link, nothing copied)."""
+    with tempfile.TemporaryDirectory(prefix="record-run-") as tmp:
+        root = Path(tmp)
+        os.symlink(Path(record).resolve(), root / RESULTS_DIR)
+        yield root
+
+
+def report_of_record(
+    record: str | os.PathLike,
+    out: str | os.PathLike,
+    snakefile: str | os.PathLike = "Snakefile",
+    timeout: float = 3600,
+) -> Path:
+    """Build the Snakemake report of a record from its files alone: the workflow of
+    ``snakefile`` with the record's config, in a run directory whose ``results`` is the
+    record. Nothing runs; Snakemake has no metadata for the files, so the report leaves out
+    the jobs' details (it warns about each file).
+
+    Parameters
+    ----------
+    record : str or Path
+        A record folder written by :func:`publish` from a whole run.
+    out : str or Path
+        The report file to write (HTML).
+    snakefile : str or Path
+        The workflow's Snakefile (the repository's).
+    timeout : float
+        Seconds Snakemake may take.
+
+    Returns
+    -------
+    Path
+        ``out``, absolute.
+
+    Raises
+    ------
+    RecordError
+        The record, its config or the Snakefile is missing, or Snakemake failed (its last
+        lines name why, e.g. a file the report shows that the record lacks).
+    """
+    record, snakefile = Path(record), Path(snakefile)
+    config = record / CONFIG_NAME
+    if not config.is_file():
+        raise RecordError(f"{config} does not exist: give a record folder written by publish")
+    if not snakefile.is_file():
+        raise RecordError(
+            f"Snakefile {snakefile} does not exist: run from the repository root or give "
+            "--snakefile"
+        )
+    out = Path(out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cmd = _snakemake([str(config.resolve())], snakefile) + ["--report", str(out)]
+    with record_as_run(record) as rundir:
+        try:
+            proc = subprocess.run(
+                cmd,
+                cwd=rundir,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+                env={**os.environ, NO_ESTIMATE_ENV: "1"},
+            )
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise RecordError(f"{' '.join(cmd)} failed: {err}") from None
+    if proc.returncode != 0:
+        tail = [
+            line
+            for line in (proc.stdout + proc.stderr).strip().splitlines()
+            if not line.startswith(("Missing metadata", "Adding "))
+        ][-6:]
+        raise RecordError(
+            f"the report of {record} could not be built (a record of a whole run is needed):\n  "
+            + "\n  ".join(tail)
+        )
+    return out
 
 
 # ---------------------------------------------------------------- restoring cells

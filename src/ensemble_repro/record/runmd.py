@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,14 @@ import yaml
 from ..claims.render import made_at
 from ..cost.machine import KERNEL_FAMILIES
 from ..io import markdown_table, read_json, write_text
-from .files import CONFIG_NAME, MANIFEST, RecordError, read_manifest
+from .files import (
+    CONFIG_NAME,
+    MANIFEST,
+    RESULTS_DIR,
+    RecordError,
+    read_manifest,
+    record_as_run,
+)
 
 #: The generated page, and the notes file whose text is its "load while it ran" section.
 RUN_MD = "RUN.md"
@@ -32,8 +38,6 @@ NOTES_NAME = "notes.md"
 PROVENANCE_COMMIT_KEY = "commit"
 #: Parts of the run in the order of the cost table (a rule's part: ensemble_repro.cost.registry).
 COST_GROUPS = ("jab", "qwyc", "knapsack", "data")
-#: Where the run's outputs live in a run directory (the record mirrors this folder).
-RESULTS_DIR = "results"
 
 
 @dataclass
@@ -76,22 +80,6 @@ def benchmark_rule(rel: str) -> tuple[str, dict[str, str]] | None:
     return None
 
 
-class _AsRunDir:
-    """A temporary run directory whose ``results`` is the record (for ``estimate.compare``)."""
-
-    def __init__(self, record: Path):
-        self.record = record
-
-    def __enter__(self) -> Path:
-        self._tmp = tempfile.TemporaryDirectory(prefix="record-run-")
-        root = Path(self._tmp.name)
-        os.symlink(self.record.resolve(), root / RESULTS_DIR)
-        return root
-
-    def __exit__(self, *exc) -> None:
-        self._tmp.cleanup()
-
-
 def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
     """Every benchmark file of the record with its measured CPU and wall seconds (the mean
     of the file's rows, as :func:`ensemble_repro.estimate.measured` reads them) and the time
@@ -103,7 +91,7 @@ def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
     record = Path(record)
     entries = read_manifest(record)["files"]
     out = []
-    with _AsRunDir(record) as rundir:
+    with record_as_run(record) as rundir:
         for path in sorted((record / "benchmarks").rglob("*.tsv")):
             rel = path.relative_to(record).as_posix()
             found = benchmark_rule(rel)
@@ -167,7 +155,7 @@ def _cost_section(record: Path, cores: int, marks: list[Benchmark]) -> list[str]
         "",
     ]
     jobs, config = config_jobs(record / CONFIG_NAME)
-    with _AsRunDir(record) as rundir:
+    with record_as_run(record) as rundir:
         rules = compare(jobs, config, rundir)
     # measured against estimated over the same jobs: those of the config's DAG (a record
     # published under an overlay may hold cells of jobs the overlay leaves out)
