@@ -6,8 +6,9 @@ directory first; ~15 CPU-minutes in all, most of it the MLP fits on Blog):
         [--out src/ensemble_repro/unit_costs.csv] [--repeats 3] [--only start,rows,...]
 ``--only`` re-measures some sections and keeps the other rows of ``--out``.
 
-Calibration against whole runs (no measuring; rewrites only the ``calibration`` rows of the
-rules measured, keeping the rest):
+Calibration against whole runs made on this machine (no measuring; rewrites only the
+``calibration`` rows of the rules measured, keeping the rest; the unit costs are scaled to this
+machine by its machine calibration first, so the factors hold on the reference machine):
     PYTHONPATH=src python benchmarks/calibrate_costs.py \
         --from-run CONFIG.yaml:WORKDIR [--from-run CONFIG2.yaml:WORKDIR2 ...]
 Each WORKDIR is a finished run of CONFIG; a rule's factor is its jobs' measured CPU time
@@ -449,11 +450,23 @@ def replace_rows(out, unit, rows):
     write_rows(out, kept + rows)
 
 
+def this_machine(reference):
+    """This machine's factors against the ``reference`` unit costs, and a line naming it."""
+    cal = machine.machine_calibration(log=print)
+    factors = cal.factors(reference.reference_kernels())
+    where = f"{cal.key['hostname']} ({cal.key['cpu_model']}, {cal.key['cores']} CPUs)"
+    return factors, f"{where}, start x {factors['start']:.2f}"
+
+
 def calibrate_from_runs(specs, out, ap):
-    """Rewrite the ``calibration`` rows of ``out`` from finished runs (CONFIG:WORKDIR each)."""
+    """Rewrite the ``calibration`` rows of ``out`` from finished runs (CONFIG:WORKDIR each)
+    made on this machine."""
     runs = finished_runs(specs, "--from-run", ap)
+    reference = UnitCosts(out)
+    factors, where = this_machine(reference)
     when = datetime.now(UTC).strftime("%Y-%m-%d")
-    rows = calibration_rows(runs, source=f"runs {' '.join(specs)} {when}")
+    source = f"runs {' '.join(specs)} on {where}, {when}"
+    rows = calibration_rows(runs, source=source, units=reference, factors=factors)
     for r in rows:
         print(f"calibration {r['key']}: measured / estimated = {r['cpu_seconds']}")
     replace_rows(out, "calibration", rows)
@@ -463,11 +476,9 @@ def overheads_from_runs(specs, out, ap):
     """Rewrite the ``job_overhead`` rows of ``out`` from finished runs made on this machine."""
     runs = finished_runs(specs, "--overhead-from-run", ap)
     reference = UnitCosts(out)
-    cal = machine.machine_calibration(log=print)
-    factors = cal.factors(reference.reference_kernels())
+    factors, where = this_machine(reference)
     when = datetime.now(UTC).strftime("%Y-%m-%d")
-    where = f"{cal.key['hostname']} ({cal.key['cpu_model']}, {cal.key['cores']} CPUs)"
-    source = f"runs {' '.join(specs)} on {where}, start x {factors['start']:.2f}, {when}"
+    source = f"runs {' '.join(specs)} on {where}, {when}"
     rows = overhead_rows(runs, reference.scaled(factors), factors["start"], source)
     for r in rows:
         print(f"job_overhead {r['key']}: {r['cpu_seconds']} CPU-s per job")

@@ -385,6 +385,12 @@ def test_compare_reads_benchmarks_and_calibration_scales_jobs(units, tmp_path):
     # calibrating again starts from the bare model: the same factor, not 3 x 3
     again = est.calibration_rows([(jobs, config, tmp_path)], min_cpu=20.0, units=UnitCosts(path))
     assert float(again[0]["cpu_seconds"]) == pytest.approx(3.0)
+    # runs of a machine 3x slower per CPU-second than the reference: the unit costs are
+    # scaled to it first, and the rule needs no factor on the reference machine
+    slow = est.calibration_rows(
+        [(jobs, config, tmp_path)], min_cpu=20.0, units=units, factors={"start": 3.0, "ridge": 3.0}
+    )
+    assert float(slow[0]["cpu_seconds"]) == pytest.approx(1.0)
     table = est.comparison_table(list(rows.values()))
     assert "| jab | jab_main_cell | 1 |" in table and "| jab | **all** | 2 |" in table
 

@@ -228,7 +228,11 @@ def compare(
 
 
 def calibration_rows(
-    runs, min_cpu: float = 60.0, source: str = "", units: UnitCosts | None = None
+    runs,
+    min_cpu: float = 60.0,
+    source: str = "",
+    units: UnitCosts | None = None,
+    factors: Mapping[str, float] | None = None,
 ) -> list[dict]:
     """``calibration`` rows of the unit-cost table: per rule, measured / estimated CPU time over
     the given runs, against the uncalibrated model.
@@ -245,6 +249,10 @@ def calibration_rows(
     units : UnitCosts, optional
         The unit costs to calibrate (the package's by default); their own calibration rows
         are ignored.
+    factors : mapping, optional
+        The machine factors (:meth:`.cost.machine.MachineCalibration.factors`) of the machine
+        that made the runs: the unit costs are scaled to it first, so that the factors hold
+        on the reference machine (none: the runs were made there).
 
     Returns
     -------
@@ -254,6 +262,8 @@ def calibration_rows(
     est_sum: dict[str, float] = {}
     cpu_sum: dict[str, float] = {}
     bare = UnitCosts(units.source if units else None, calibrated=False)
+    if factors is not None:
+        bare = bare.scaled(dict(factors))
     for jobs, config, workdir in runs:
         for r in compare(jobs, config, workdir, bare):
             est_sum[r.rule] = est_sum.get(r.rule, 0.0) + r.estimated
