@@ -11,11 +11,10 @@ import pandas as pd
 from ...io import read_parquet
 from ...plotting import paper_style
 from .cells import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed
-from .names import JAB_FIGURES, JAB_TABLES
+from .names import AGG_LABEL, JAB_FIGURES, JAB_TABLES
 
 DATASET_LABEL = {"meps": "MEPS", "blog": "Blog", "communities": "Communities"}
 LEARNER_LABEL = {"ridge": "Ridge", "rf": "RF", "nn": "NN"}
-AGG_LABEL = {"mean": "Mean", "median": "Median", "trimmed_mean": "Trimmed mean"}
 MISSING = "needs the AHRQ file"
 
 #: Seconds printed in Tables S1-S2 (J+aB, J+ensemble, J+non-ensemble; MacBook Air 2018).
