@@ -474,8 +474,8 @@ def test_a_partial_record_says_which_papers_it_holds(tmp_path):
 
 
 def test_a_record_of_paper_slices_counts_each_papers_own_claims(tmp_path):
-    """Before the whole run's claims.csv, the block counts and links each paper's
-    <paper>/claims.csv; with neither, the error names the record."""
+    """Before the whole run's claims.csv, the block counts each paper's <paper>/claims.csv and
+    links its verdict page (else the table); with neither, the error names the record."""
     record = tmp_path / "paper"
     with pytest.raises(rec.RecordError, match=r"claims\.csv does not exist, nor any paper's"):
         rec.readme_block(record, tmp_path)
@@ -489,6 +489,10 @@ def test_a_record_of_paper_slices_counts_each_papers_own_claims(tmp_path):
         f"| {PAPERS['knapsack'].title}",
     ]
     assert "(paper/qwyc/claims.csv)" in block and "(paper/knapsack/claims.csv)" in block
+    # a paper's verdict page, where the record has one, is linked instead of its table
+    write(record / "qwyc" / "paper_vs_ours.md", "# QWYC: paper vs ours\n")
+    block = rec.readme_block(record, tmp_path)
+    assert "(paper/qwyc/paper_vs_ours.md)" in block and "(paper/knapsack/claims.csv)" in block
     assert f"partial: it holds {PAPERS['qwyc'].title}, {PAPERS['knapsack'].title}; not yet" in block
 
 

@@ -53,7 +53,12 @@ def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".")
     if whole.is_file():
         files, pages = [whole], [record / RECORD_VERDICT_PAGE]
     else:
-        files = pages = _paper_claims(record)
+        files = _paper_claims(record)
+        # each paper's verdict page where the record has it, else its claims table
+        pages = [
+            page if (page := claims.with_name(RECORD_VERDICT_PAGE)).is_file() else claims
+            for claims in files
+        ]
     if not files:
         raise RecordError(
             f"{whole} does not exist, nor any paper's claims.csv in {record}: publish a run "
