@@ -479,7 +479,7 @@ def overheads_from_runs(specs, out, ap):
     factors, where = this_machine(reference)
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     source = f"runs {' '.join(specs)} on {where}, {when}"
-    rows = overhead_rows(runs, reference.scaled(factors), factors["start"], source)
+    rows = overhead_rows(runs, source, units=reference, factors=factors)
     for r in rows:
         print(f"job_overhead {r['key']}: {r['cpu_seconds']} CPU-s per job")
     replace_rows(out, "job_overhead", rows)

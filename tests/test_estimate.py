@@ -402,11 +402,14 @@ def test_overheads_are_the_mean_residual_per_job_and_priced_once_per_job(units, 
     jobs, config = toy_jobs(m_ratios=(0.5, 1.0)), toy_config()
     bare = {j.name: j.cpu for j in registry.price(jobs, config, units)}
     main = [n for n in bare if n.startswith("jab_main_cell")]
+    # made on a machine whose start is 2x the reference's, and ridge 1x
+    factors = {"start": 2.0, "ridge": 1.0}
+    scaled = {j.name: j.cpu for j in registry.price(jobs, config, units.scaled(factors))}
     for name, extra in zip(main, (3.0, 5.0), strict=True):
         m = name.rsplit("/", 1)[1]
-        write_benchmark(tmp_path, "jab_main_cell", {**WC, "jab_m": m}, bare[name] + extra, 1.0)
-    write_benchmark(tmp_path, "jab_collect", {}, 0.5, 1.0)  # light job: 2 CPU-s estimated
-    rows = est.overhead_rows([(jobs, config, tmp_path)], units, start_factor=2.0, source="t")
+        write_benchmark(tmp_path, "jab_main_cell", {**WC, "jab_m": m}, scaled[name] + extra, 1.0)
+    write_benchmark(tmp_path, "jab_collect", {}, 2.5, 1.0)  # light job: 2 x 2 CPU-s estimated
+    rows = est.overhead_rows([(jobs, config, tmp_path)], "t", units=units, factors=factors)
     got = {r["key"]: float(r["cpu_seconds"]) for r in rows}
     assert got == pytest.approx({"jab_main_cell": (3.0 + 5.0) / 2 / 2.0, "jab_collect": -0.75})
     path = tmp_path / "overheads.csv"
@@ -421,7 +424,7 @@ def test_overheads_are_the_mean_residual_per_job_and_priced_once_per_job(units, 
     uncal = UnitCosts(path, calibrated=False)
     assert {j.name: j.cpu for j in registry.price(jobs, config, uncal)} == bare
     # fitting again compares with the estimate without the stored overheads: the same rows
-    again = est.overhead_rows([(jobs, config, tmp_path)], UnitCosts(path), 2.0, "t")
+    again = est.overhead_rows([(jobs, config, tmp_path)], "t", UnitCosts(path), factors)
     assert {r["key"]: float(r["cpu_seconds"]) for r in again} == pytest.approx(got)
 
 

@@ -282,7 +282,10 @@ def calibration_rows(
 
 
 def overhead_rows(
-    runs, units: UnitCosts, start_factor: float = 1.0, source: str = ""
+    runs,
+    source: str = "",
+    units: UnitCosts | None = None,
+    factors: Mapping[str, float] | None = None,
 ) -> list[dict]:
     """``job_overhead`` rows of the unit-cost table: per rule, the mean over the runs' jobs of
     the measured CPU seconds less the calibrated estimate (the Snakemake script wrapper, reading
@@ -295,24 +298,30 @@ def overhead_rows(
     ----------
     runs : list of (jobs, config, path)
         The jobs and config of each measured run (:func:`.cost.dag.config_jobs`) and its
-        working directory; best small runs, made on this machine.
-    units : UnitCosts
-        The calibrated unit costs scaled to the machine that made the runs; their own
-        ``job_overhead`` rows are left out of the estimate compared with.
-    start_factor : float, default 1
-        That machine's ``start`` factor (:meth:`.machine.MachineCalibration.factors`): the
-        overheads are divided by it, as the table holds reference-machine CPU time.
+        working directory; best small runs.
     source : str
         Text of the rows' ``source`` column.
+    units : UnitCosts, optional
+        The calibrated unit costs (the package's by default); their own ``job_overhead`` rows
+        are left out of the estimate compared with.
+    factors : mapping, optional
+        The machine factors (:meth:`.cost.machine.MachineCalibration.factors`) of the machine
+        that made the runs: the unit costs are scaled to it, and the overheads divided by its
+        ``start`` factor, as the table holds reference-machine CPU time (none: the runs were
+        made there).
 
     Returns
     -------
     list of dict
         Rows with the columns of ``unit_costs.csv``, one per rule with a measured job.
     """
+    units = (units or UnitCosts()).without("job_overhead")
+    start_factor = 1.0
+    if factors is not None:
+        units, start_factor = units.scaled(dict(factors)), factors["start"]
     residual: dict[str, list[float]] = {}
     for jobs, config, workdir in runs:
-        for job in price(jobs, config, units.without("job_overhead")):
+        for job in price(jobs, config, units):
             got = measured(job, workdir)
             if got is not None:
                 residual.setdefault(job.rule, []).append(got[0] - job.cpu)
