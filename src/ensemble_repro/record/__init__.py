@@ -1,13 +1,14 @@
 """The run of record: a run's small outputs published into the repository, and back.
 
-``publish`` copies what a reader needs to see and check a run (result tables, verdict pages,
-PNG figures, provenance sidecars, benchmark files, the J+aB per-cell tables and the Snakemake
-report) from ``results/`` into a record folder such as ``record/paper/``, mirroring
-``results/``'s layout, within a size budget and atomically; ``restore`` copies the J+aB cells
-and benchmark files back so that a rerun of the same config resumes instead of recomputing
-them. ``runmd`` writes the record's ``RUN.md`` (commits, config, machine, dates, measured
-against estimated cost); ``readme`` writes the paper-scale verdict table between the markers
-of ``README.md``. ``python -m ensemble_repro.record --help`` lists the commands.
+``publish`` copies what a reader needs to see and check a run (result tables and their HTML
+renderings, verdict pages, PNG figures, provenance sidecars, benchmark files, the J+aB per-cell
+tables and the Snakemake report) from ``results/`` into a record folder such as
+``record/paper/``, mirroring ``results/``'s layout, within a size budget and atomically;
+``restore`` copies the J+aB cells and their benchmark files back so that a rerun of the same
+config resumes instead of recomputing them. ``runmd`` writes the record's ``RUN.md`` (commits,
+config, machine, dates, measured against estimated cost); ``readme`` writes the paper-scale
+verdict table between the markers of ``README.md``; ``report`` builds the Snakemake report from
+the record's files alone. ``python -m ensemble_repro.record --help`` lists the commands.
 """
 
 from .files import (

@@ -57,7 +57,8 @@ EXCLUDED_DIRS = ("data", "logs")
 REPORT_NAME = "report.html"
 #: J+aB per-cell tables of the record (restored by :func:`restore`).
 CELL_PATTERNS = ("jab/cells/**/*.parquet",)
-#: Everything :func:`restore` copies back into ``results/``.
+#: What :func:`restore` copies back into ``results/``: the cells and, of the benchmark files,
+#: those of the cells restored.
 RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv")
 #: Where the run's outputs live in a run directory (the record mirrors this folder).
 RESULTS_DIR = "results"
@@ -747,7 +748,7 @@ def restore(
     config: Mapping | None = None,
     overwrite: bool = False,
 ) -> RestoreResult:
-    """Copy the record's J+aB cell tables and benchmark files back into ``results``.
+    """Copy the record's J+aB cell tables and their benchmark files back into ``results``.
 
     The copies get the current time as modification time, so they are newer than the
     prepared data they were computed from (which must therefore exist already: prepare the
@@ -778,7 +779,7 @@ def restore(
         The record does not exist, a prepared data table a cell needs is missing, or a cell
         was made with other config values than ``config``'s (nothing is copied then).
     """
-    from ..rule_keys import job_keys
+    from ..rule_keys import BENCHMARKS, job_keys
 
     record, results = Path(record), Path(results)
     if not record.is_dir():
@@ -794,7 +795,7 @@ def restore(
                 "config: republish the record (publish writes it)"
             )
         record_config = yaml.safe_load(path.read_text()) or {}
-    problems, missing_data = [], set()
+    problems, missing_data, benchmarks = [], set(), set()
     for rel in list(files):
         if not rel.startswith("jab/cells/"):
             continue
@@ -808,9 +809,14 @@ def restore(
                 old, new = _value(record_config, key), _value(config, key)
                 if old != new:
                     problems.append(f"{rel}: {key} is {old!r} in the record, {new!r} here")
+        benchmarks.add(BENCHMARKS[rule].format(**wc).removeprefix(f"{RESULTS_DIR}/"))
         data = results / PREPARED_DATA.format(name=wc["jab_data"])
         if not data.is_file():
             missing_data.add(str(data))
+    # a benchmark of a job that does not resume here (another paper's, a cell left out) stays
+    files = {rel: src for rel, src in files.items() if not rel.startswith("benchmarks/")} | {
+        rel: src for rel, src in files.items() if rel in benchmarks
+    }
     if problems:
         raise RecordError(
             f"the record's cells were made with other config values than this run's "
