@@ -8,6 +8,7 @@ import math
 import re
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -295,7 +296,7 @@ def test_slurm_bundles_group_components_and_keeps_local_jobs_home(units):
     """group-components: jab_grid=2 puts two independent cells in one SLURM job of 8 cores
     (side by side), so the cluster wall is the longer cell, not their sum; the profile's
     ``groups`` bundle fetch and prepare (one component) into one SLURM job; local jobs add no
-    SLURM job."""
+    SLURM job and run ``local-cores`` at a time."""
     priced = registry.price(toy_jobs(m_ratios=(0.5, 1.0)), toy_config(), units)
     cells = [j for j in priced if j.rule == "jab_main_cell"]
     profile = {"jobs": 10, "cores": 8, "group-components": {"jab_grid": 2}}
@@ -305,6 +306,10 @@ def test_slurm_bundles_group_components_and_keeps_local_jobs_home(units):
     assert schedule.slurm_wall(cells, {**profile, "jobs": 1, "group-components": {}}) == (
         pytest.approx(sum(j.cpu for j in cells) / 2 + 2 * schedule.SLURM_OVERHEAD)
     )
+    # local jobs share the submitting host's local-cores: three 2-s jobs on one core take 6 s
+    local = [replace(Job(f"l{i}", local=True), cpu=2.0) for i in range(3)]
+    assert schedule.slurm_wall(local, {**profile, "local-cores": 1}) == pytest.approx(6.0)
+    assert schedule.slurm_wall(local, {**profile, "local-cores": 3}) == pytest.approx(2.0)
     profile = {**profile, "groups": {"fetch": "data", "prepare": "data"}}
     bundles = schedule.slurm_bundles(priced, profile)
     assert sorted(len(b) for b in bundles) == [1, 2, 2]  # data; two main cells; J+ cell

@@ -8,32 +8,42 @@ On SLURM (``workflow/profiles/slurm/config.yaml``) the connected components of a
 are bundled ``group-components`` at a time into one SLURM job of ``cores`` cores, list-scheduled
 inside it; every other submitted job is one SLURM job. SLURM jobs run ``jobs`` at a time, each
 ``SLURM_OVERHEAD`` seconds longer (two Snakemake start-ups); queue waits are not included.
-Local jobs (``localrule: True`` and target rules) run on the submitting host and add nothing.
+Local jobs (``localrule: True`` and target rules) run on the submitting host, ``local-cores``
+at a time (the profile's; Snakemake's default is every CPU of the host), and add no SLURM job.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 
 from .dag import Job
 
+#: The pool of the jobs that run on the submitting host (``local-cores`` slots).
+LOCAL_POOL = "local"
 #: Seconds each SLURM job adds: two Snakemake start-ups (submitting process and job), measured
 #: 5-15 s on the local test cluster; queue waits are not included.
 SLURM_OVERHEAD = 15.0
 
 
-def makespan(tasks: list[tuple[str, float, int, tuple]], capacity: int) -> float:
-    """Wall time of list-scheduling ``(name, duration, width, needs)`` tasks on ``capacity``
-    slots: a task starts once every task it needs (among these) has finished and ``width``
-    slots are free; among ready tasks the longest starts first. A task of width 0 takes no
-    slot.
+def makespan(tasks: list[tuple], capacity: int | Mapping[str, int]) -> float:
+    """Wall time of list-scheduling ``(name, duration, width, needs[, pool])`` tasks on
+    ``capacity`` slots (one number, or slots per pool; a task without a pool is in pool
+    ``""``): a task starts once every task it needs (among these) has finished and ``width``
+    slots of its pool are free; among ready tasks the longest starts first. A task of width 0
+    takes no slot.
 
     Examples
     --------
     >>> makespan([("a", 3.0, 1, ()), ("b", 2.0, 1, ()), ("c", 1.0, 2, ("a",))], 2)
     4.0
+    >>> makespan([("a", 3.0, 1, ()), ("b", 2.0, 1, (), "local"), ("c", 2.0, 1, (), "local")],
+    ...          {"": 1, "local": 1})
+    4.0
     """
+    free = dict(capacity) if isinstance(capacity, Mapping) else {"": capacity}
+    pool = {t[0]: t[4] if len(t) > 4 else "" for t in tasks}
     known = {t[0] for t in tasks}
     waiting = {t[0]: {d for d in t[3] if d in known} for t in tasks}
     spec = {t[0]: t for t in tasks}
@@ -42,19 +52,20 @@ def makespan(tasks: list[tuple[str, float, int, tuple]], capacity: int) -> float
     for t in tasks:
         for d in waiting[t[0]]:
             users.setdefault(d, []).append(t[0])
-    running, now, free = [], 0.0, capacity
+    limit = dict(free)
+    running, now = [], 0.0
     while ready or running:
         ready.sort(key=lambda n: -spec[n][1])
         for name in list(ready):
-            width = min(spec[name][2], capacity)
-            if width <= free:
+            width = min(spec[name][2], limit[pool[name]])
+            if width <= free[pool[name]]:
                 ready.remove(name)
-                free -= width
+                free[pool[name]] -= width
                 heapq.heappush(running, (now + spec[name][1], name, width))
         if not running:
             raise ValueError(f"tasks wait on each other: {sorted(waiting)}")
         now, done, width = heapq.heappop(running)
-        free += width
+        free[pool[done]] += width
         del waiting[done]
         for u in users.get(done, ()):
             waiting[u].discard(done)
@@ -121,8 +132,10 @@ def slurm_bundles(jobs: Sequence[Job], profile: dict) -> list[list[Job]]:
 def slurm_wall(jobs: Sequence[Job], profile: dict) -> float:
     """Wall seconds of priced jobs on SLURM with a profile's ``jobs``, ``cores``, ``groups`` and
     ``group-components`` (:func:`slurm_bundles`; queue waits excluded, each SLURM job adds
-    ``SLURM_OVERHEAD``; local jobs run beside them on the submitting host)."""
+    ``SLURM_OVERHEAD``; local jobs run beside them on the submitting host, ``local-cores`` at
+    a time)."""
     cores, slots = int(profile.get("cores", 1)), int(profile.get("jobs", 1))
+    local_cores = int(profile.get("local-cores", os.cpu_count() or 1))
     bundles = slurm_bundles(jobs, profile)
     owner = {j.name: f"slurm{b}" for b, members in enumerate(bundles) for j in members}
     owner |= {j.name: j.name for j in jobs if j.local}
@@ -133,13 +146,14 @@ def slurm_wall(jobs: Sequence[Job], profile: dict) -> float:
     for j in jobs:
         if j.local:
             needs = tuple(owner[d] for d in j.needs if d in owner)
-            tasks.append((j.name, j.cpu / j.threads, 0, needs))
-    return makespan(tasks, slots)
+            width = min(j.threads, local_cores)
+            tasks.append((j.name, j.cpu / width, width, needs, LOCAL_POOL))
+    return makespan(tasks, {"": slots, LOCAL_POOL: local_cores})
 
 
 def load_profile(path) -> dict:
-    """The keys of a Snakemake profile the SLURM estimate uses (``jobs``, ``cores``, ``groups``,
-    ``group-components``)."""
+    """The keys of a Snakemake profile the SLURM estimate uses (``jobs``, ``cores``,
+    ``local-cores``, ``groups``, ``group-components``)."""
     import yaml
 
     with open(path) as fh:
