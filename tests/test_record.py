@@ -497,6 +497,13 @@ def test_a_record_of_paper_slices_counts_each_papers_own_claims(tmp_path):
     write(record / "qwyc" / "paper_vs_ours.md", "# QWYC: paper vs ours\n")
     block = rec.readme_block(record, tmp_path)
     assert "(paper/qwyc/paper_vs_ours.md)" in block and "(paper/knapsack/claims.csv)" in block
+    assert "other than the paper config" not in block
+    # a paper's verdicts made under an overlay of the paper config are flagged
+    narrowed = claims_frame(papers=("knapsack",)).assign(scale="custom (paper; changed: x)")
+    narrowed.to_csv(record / "knapsack" / "claims.csv", index=False)
+    block = rec.readme_block(record, tmp_path)
+    title = PAPERS["knapsack"].title
+    assert f"other than the paper config: {title} (custom (paper; changed: x))." in block
     assert f"partial: it holds {PAPERS['qwyc'].title}, {PAPERS['knapsack'].title}; not yet" in block
 
 

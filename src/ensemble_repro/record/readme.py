@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..claims.registry import VERDICT_MD
+from ..claims.registry import SCALES, VERDICT_MD
 from ..claims.render import summary
 from ..claims.table import read_claims
 from ..io import markdown_table, write_text
@@ -25,6 +25,8 @@ README_END = "<!-- end of paper-scale verdicts -->"
 #: The record's claims table and verdict page (named as in ``results/``).
 RECORD_CLAIMS = "claims.csv"
 RECORD_VERDICT_PAGE = Path(VERDICT_MD).name
+#: The scale label of verdicts made with the paper config (``config/config.yaml``).
+PAPER_SCALE = SCALES["config"]
 
 
 def _paper_claims(record: Path) -> list[Path]:
@@ -81,6 +83,19 @@ def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".")
     ]
     present = [p for p in PAPERS if (df["paper"] == p).any()]
     absent = [p for p in PAPERS if p not in present]
+    # a paper whose verdicts were made under another config (a partial grid, an overlay)
+    other = {
+        p: sorted(set(df.loc[df["paper"] == p, "scale"]) - {PAPER_SCALE})
+        for p in present
+        if set(df.loc[df["paper"] == p, "scale"]) != {PAPER_SCALE}
+    }
+    if other:
+        lines += [
+            "",
+            "Made under a config other than the paper config: "
+            + "; ".join(f"{PAPERS[p].title} ({', '.join(s)})" for p, s in other.items())
+            + ".",
+        ]
     if absent:
         lines += [
             "",
