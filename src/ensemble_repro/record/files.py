@@ -814,8 +814,10 @@ def restore(
         if not data.is_file():
             missing_data.add(str(data))
     # a benchmark of a job that does not resume here (another paper's, a cell left out) stays
-    files = {rel: src for rel, src in files.items() if not rel.startswith("benchmarks/")} | {
-        rel: src for rel, src in files.items() if rel in benchmarks
+    files = {
+        rel: src
+        for rel, src in files.items()
+        if not rel.startswith("benchmarks/") or rel in benchmarks
     }
     if problems:
         raise RecordError(
