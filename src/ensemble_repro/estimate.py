@@ -319,21 +319,21 @@ def overhead_rows(
     start_factor = 1.0
     if factors is not None:
         units, start_factor = units.scaled(dict(factors)), factors["start"]
-    residual: dict[str, list[float]] = {}
+    residual: dict[str, float] = {}
+    jobs_of: dict[str, int] = {}
     for jobs, config, workdir in runs:
-        for job in price(jobs, config, units):
-            got = measured(job, workdir)
-            if got is not None:
-                residual.setdefault(job.rule, []).append(got[0] - job.cpu)
+        for r in compare(jobs, config, workdir, units):
+            residual[r.rule] = residual.get(r.rule, 0.0) + r.measured - r.estimated
+            jobs_of[r.rule] = jobs_of.get(r.rule, 0) + r.jobs
     return [
         {
             "unit": "job_overhead",
             "key": rule,
             "size": 0,
-            "cpu_seconds": f"{sum(r) / len(r) / start_factor:.4g}",
+            "cpu_seconds": f"{residual[rule] / jobs_of[rule] / start_factor:.4g}",
             "source": source,
         }
-        for rule, r in residual.items()
+        for rule in residual
     ]
 
 

@@ -84,11 +84,8 @@ def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".")
     present = [p for p in PAPERS if (df["paper"] == p).any()]
     absent = [p for p in PAPERS if p not in present]
     # a paper whose verdicts were made under another config (a partial grid, an overlay)
-    other = {
-        p: sorted(set(df.loc[df["paper"] == p, "scale"]) - {PAPER_SCALE})
-        for p in present
-        if set(df.loc[df["paper"] == p, "scale"]) != {PAPER_SCALE}
-    }
+    scales = {p: set(df.loc[df["paper"] == p, "scale"]) - {PAPER_SCALE} for p in present}
+    other = {p: sorted(s) for p, s in scales.items() if s}
     if other:
         lines += [
             "",
