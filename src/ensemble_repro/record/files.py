@@ -568,27 +568,41 @@ def build_report(
     config_files: Sequence[str],
     snakefile: str | os.PathLike | None = None,
     timeout: float = 3600,
+    out: str | os.PathLike = f"{RESULTS_DIR}/{REPORT_NAME}",
 ) -> str | None:
-    """Build ``results/`` :data:`REPORT_NAME` of the run in ``workdir`` with Snakemake and the
-    run's metadata (``.snakemake/``, which a copied record lacks); ``snakefile`` defaults to
-    the run directory's.
+    """Build the Snakemake report ``out`` (relative to ``workdir``: by default
+    ``results/`` :data:`REPORT_NAME`) of the run in ``workdir``, with the run's metadata
+    (``.snakemake/``) where it has it; ``snakefile`` defaults to the run directory's. The
+    start-of-run estimate is left out (nothing runs).
 
     Returns
     -------
     str or None
-        None on success, else why it failed (the end of Snakemake's output).
+        None on success, else why it failed (the end of Snakemake's output, without its
+        per-file notes).
     """
-    cmd = _snakemake(config_files, snakefile) + ["--report", f"results/{REPORT_NAME}"]
+    cmd = _snakemake(config_files, snakefile) + ["--report", str(out)]
     try:
         proc = subprocess.run(
-            cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout, check=False
+            cmd,
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env={**os.environ, NO_ESTIMATE_ENV: "1"},
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"{' '.join(cmd)} failed: {err}"
     if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-8:]
+        lines = (proc.stdout + proc.stderr).strip().splitlines()
+        tail = [line for line in lines if not line.startswith(_REPORT_NOTES)][-8:]
         return f"{' '.join(cmd)} failed in {workdir}:\n  " + "\n  ".join(tail)
     return None
+
+
+#: Lines Snakemake prints per file while building a report (not why it failed).
+_REPORT_NOTES = ("Missing metadata", "Adding ")
 
 
 @contextmanager
@@ -644,29 +658,12 @@ def report_of_record(
         )
     out = Path(out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    cmd = _snakemake([str(config.resolve())], snakefile) + ["--report", str(out)]
     with record_as_run(record) as rundir:
-        try:
-            proc = subprocess.run(
-                cmd,
-                cwd=rundir,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-                env={**os.environ, NO_ESTIMATE_ENV: "1"},
-            )
-        except (OSError, subprocess.TimeoutExpired) as err:
-            raise RecordError(f"{' '.join(cmd)} failed: {err}") from None
-    if proc.returncode != 0:
-        tail = [
-            line
-            for line in (proc.stdout + proc.stderr).strip().splitlines()
-            if not line.startswith(("Missing metadata", "Adding "))
-        ][-6:]
+        failed = build_report(rundir, [str(config.resolve())], snakefile, timeout, out)
+    if failed:
         raise RecordError(
-            f"the report of {record} could not be built (a record of a whole run is needed):\n  "
-            + "\n  ".join(tail)
+            f"the report of {record} could not be built (a record of a whole run is needed): "
+            + failed
         )
     return out
 
