@@ -4,7 +4,9 @@ Usage (from the repository root; fetches and prepares every mirrored data set in
 directory first; ~15 CPU-minutes in all, most of it the MLP fits on Blog):
     PYTHONPATH=src ENSEMBLE_REPRO_MIRROR=../shared/data python benchmarks/calibrate_costs.py \
         [--out src/ensemble_repro/unit_costs.csv] [--repeats 3] [--only start,rows,...]
-``--only`` re-measures some sections and keeps the other rows of ``--out``.
+``--only`` re-measures some sections and keeps the other rows of ``--out``. Unless the kernels
+are measured with every anchor, the rows measured are divided by this machine's calibration
+factors (``ensemble_repro.cost.units.at_reference``), so every row holds on one machine.
 
 Calibration against whole runs made on this machine (no measuring; rewrites only the
 ``calibration`` rows of the rules measured, keeping the rest; the unit costs are scaled to this
@@ -38,7 +40,8 @@ ensemble_repro.papers.*.cost, give the model):
 - qwyc: at the T of config/quick.yaml, the GBT model job per tree x row; one sweep per method
   kind per unit of ``qwyc_cost.sweep_work``; the timing job per run x row x tree;
 - jab: one fit of each learner on a bootstrap sample of m rows of Communities and Blog at
-  m = 8, 40, 200 (the estimate interpolates log-log), and one model's prediction per row;
+  m = 8, 40, 200 (the estimate interpolates log-log), and one model's prediction per row
+  (``predict_models`` on every row at once, as a cell predicts);
 - kernels: the machine-calibration kernels (``ensemble_repro.cost.machine.KERNELS``), the
   reference that scales the unit costs to another machine. Measured with the units when
   every section runs; with ``--only kernels`` (units kept from an earlier run) each kernel
@@ -65,7 +68,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from ensemble_repro.cost import machine
 from ensemble_repro.cost.dag import config_jobs
-from ensemble_repro.cost.units import KERNEL_UNIT, UnitCosts
+from ensemble_repro.cost.units import KERNEL_UNIT, UnitCosts, at_reference
 from ensemble_repro.data import DATASETS, fetch_raw, load, prepare
 from ensemble_repro.data.preflight import DataPlan
 from ensemble_repro.estimate import calibration_rows, overhead_rows
@@ -144,6 +147,7 @@ def start_units(results, quick, repeats):
 
 
 def jab_units(results, quick, repeats, datasets=JAB_DATASETS, sizes=JAB_SIZES):
+    from ensemble_repro.conformal import predict_models
     from ensemble_repro.learners import make_learner
 
     rows = []
@@ -162,9 +166,9 @@ def jab_units(results, quick, repeats, datasets=JAB_DATASETS, sizes=JAB_SIZES):
                     secs += s
                     models.append(model)
                 rows.append(("jab_fit", f"{name}/{learner}", m, secs / repeats))
-            test = X[rng.integers(0, len(y), size=2000)]
-            secs = sum(cpu(m.predict, test)[0] for m in models)
-            rows.append(("jab_predict", f"{name}/{learner}", 0, secs / len(models) / len(test)))
+            # as a cell predicts: each model about every row (n_test + 1, or n + n_test) at once
+            secs = cpu(predict_models, models, X)[0]
+            rows.append(("jab_predict", f"{name}/{learner}", 0, secs / len(models) / len(y)))
             print(name, learner, rows[-len(learner_sizes) - 1 :], flush=True)
     return rows
 
@@ -368,6 +372,7 @@ def main(argv=None):
     import ensemble_repro.papers.qwyc.cells  # noqa: F401
 
     kept = [r for r in read_rows(args.out) if r["unit"] not in measured_units(only)]
+    anchored = False
     with threadpool_limits(1):
         assert all(p["num_threads"] == 1 for p in threadpool_info()), threadpool_info()
         for section in only:
@@ -385,6 +390,11 @@ def main(argv=None):
             }
             anchored = set(ANCHORS.values()) <= fresh
             measured += kernel_units(results, quick, args.repeats, None if anchored else stored)
+    if "kernels" not in only or not anchored:
+        # the reference kernels are another machine's: store what was measured here at its speed
+        factors, where = this_machine(UnitCosts(args.out))
+        print(f"measured on {where}; stored at the reference machine's speed", flush=True)
+        measured = at_reference(measured, factors)
     new = [
         {
             "unit": unit,

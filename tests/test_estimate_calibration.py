@@ -17,7 +17,7 @@ from workflow_helpers import REPO, SNAKEFILE
 from ensemble_repro import estimate as est
 from ensemble_repro.cost import machine as mc
 from ensemble_repro.cost.dag import config_jobs
-from ensemble_repro.cost.units import UnitCosts, unit_family
+from ensemble_repro.cost.units import UnitCosts, at_reference, unit_family
 
 KEY = {"hostname": "box", "cpu_model": "Some CPU", "cores": 2}
 
@@ -92,6 +92,26 @@ def test_one_family_scales_only_its_units(tmp_path):
     assert scaled.get("jab_predict", "blog/rf") == units.get("jab_predict", "blog/rf")
     assert scaled.get("rows", "blog") == units.get("rows", "blog")  # a count, not a cost
     assert scaled.factor("jab_main_cell") == units.factor("jab_main_cell")
+
+
+def test_units_measured_elsewhere_are_stored_at_the_reference_speed():
+    """Re-measuring some units on another machine (calibrate_costs.py --only) stores them so
+    that scaling back to that machine gives what was measured there."""
+    units = UnitCosts()
+    factors = dict.fromkeys(mc.KERNEL_FAMILIES, 1.0) | {"nn": 0.8, "rf": 1.25}
+    there = [
+        (unit, key, size, cpu * factors[unit_family(unit, key) or "start"])
+        for (unit, key), pts in units.rows.items()
+        if unit in ("jab_fit", "jab_predict", "rows")
+        for size, cpu in pts
+    ]
+    stored = at_reference(there, factors)
+    assert [(u, k, s) for u, k, s, _ in stored] == [(u, k, s) for u, k, s, _ in there]
+    for (unit, key, size, cpu), (*_, measured) in zip(stored, there, strict=True):
+        assert cpu == pytest.approx(units.at(unit, key, size))
+        assert units.scaled(factors).at(unit, key, size) == pytest.approx(measured)
+    with pytest.raises(KeyError, match="'gbt' of unit 'qwyc_gbt'"):
+        at_reference([("qwyc_gbt", "adult", 0, 1.0)], {"nn": 1.0})
 
 
 def test_load_share_divides_the_local_wall_time(smoke):

@@ -59,6 +59,39 @@ def unit_family(unit: str, key: str = "") -> str | None:
     )
 
 
+def at_reference(
+    rows: list[tuple[str, str, float, float]], factors: dict[str, float]
+) -> list[tuple[str, str, float, float]]:
+    """Unit costs measured on another machine, brought to the reference machine's speed: each
+    CPU cost divided by that machine's factor for its family (the inverse of
+    :meth:`UnitCosts.scaled`), counts and factors unchanged.
+
+    Parameters
+    ----------
+    rows : list of (unit, key, size, cpu_seconds)
+        As measured there.
+    factors : dict
+        Family -> that machine's kernel time / the reference machine's
+        (:meth:`.machine.MachineCalibration.factors`).
+
+    Returns
+    -------
+    list of (unit, key, size, cpu_seconds)
+
+    Examples
+    --------
+    >>> at_reference([("jab_fit", "blog/nn", 40, 0.4), ("rows", "blog", 0, 9.0)], {"nn": 0.8})
+    [('jab_fit', 'blog/nn', 40, 0.5), ('rows', 'blog', 0, 9.0)]
+    """
+    out = []
+    for unit, key, size, secs in rows:
+        family = unit_family(unit, key)
+        if family is not None and family not in factors:
+            raise KeyError(f"no machine factor for the family {family!r} of unit {unit!r}")
+        out.append((unit, key, size, secs if family is None else secs / factors[family]))
+    return out
+
+
 class UnitCosts:
     """The table of measured unit costs (columns unit, key, size, cpu_seconds, source).
 
