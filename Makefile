@@ -23,7 +23,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # absolute, so that runs and tests in other directories find it too
 export ENSEMBLE_REPRO_MIRROR := $(if $(MIRROR),$(abspath $(MIRROR)),)
 
-.PHONY: reproduce report test unit lint format check-config config-readme dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme record-report
+.PHONY: reproduce report test unit lint format check-config config-readme readme-cost dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme record-report
 
 $(STAMP): pyproject.toml
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
@@ -59,6 +59,10 @@ report: check-config
 ## Snakemake runs it first (Snakemake's own answer to a missing --configfile is a traceback).
 check-config: $(STAMP)
 	$(BIN)/python -m ensemble_repro.config $(CONFIG)
+
+## Rewrite README.md's cost table (between its markers) from the estimate of the three configs.
+readme-cost: $(STAMP)
+	$(BIN)/python -m ensemble_repro.estimate --readme README.md
 
 ## Regenerate config/README.md from the schema's descriptions and the config files' values.
 config-readme: $(STAMP)

@@ -353,6 +353,32 @@ def test_cli_bad_input_names_it(tmp_path, capsys):
     assert "config value jab.alpha = 1.5 is invalid" in capsys.readouterr().err
 
 
+def test_readme_cost_table_is_the_estimate(monkeypatch):
+    """README.md's cost table is what the estimate says now (``make readme-cost``): a change of
+    the unit costs, the cost model or a config without regenerating it fails here."""
+    monkeypatch.chdir(REPO)
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split(est.README_COST_BEGIN)[1].split(est.README_COST_END)[0]
+    table = est.readme_cost_table()
+    assert block.strip() == table
+    rows = {tuple(r.split(" | ")[:2]) for r in table.splitlines()[2:]}
+    assert rows == {
+        (f"| {c}", p) for c in est.README_CONFIGS for p in ("jab", "qwyc", "knapsack", "total")
+    }
+
+
+def test_readme_cost_table_needs_its_markers(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n{est.README_COST_BEGIN}\n")
+    assert est.main(["--readme", str(readme)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"{readme} must hold each marker line once; {est.README_COST_END!r} occurs 0 times" in err
+    )
+    assert "where the cost table goes" in err
+    assert readme.read_text() == f"# title\n{est.README_COST_BEGIN}\n"
+
+
 # ---------------------------------------------------------------- measured against estimated
 
 

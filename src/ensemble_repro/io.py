@@ -10,7 +10,7 @@ import contextlib
 import json
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,44 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` atomically."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+class MarkerError(ValueError):
+    """The marker lines of a generated block are missing, repeated or out of order."""
+
+
+def replace_marked_block(
+    path: str | os.PathLike, begin: str, end: str, make_block: Callable[[], str], what: str
+) -> bool:
+    """Replace the text between the marker lines ``begin`` and ``end`` of the file ``path``
+    with ``make_block()`` (called once the markers are checked), the rest of the file kept byte
+    for byte; True when the file changed.
+
+    Raises
+    ------
+    MarkerError
+        A marker is missing, repeated or out of order (the file is left as it was); the
+        message names the file, the marker and the fix, ``what`` saying what the block holds.
+    OSError
+        The file cannot be read or written.
+    """
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    counts = {m: text.count(m) for m in (begin, end)}
+    bad = [m for m, n in counts.items() if n != 1]
+    if bad:
+        raise MarkerError(
+            f"{path} must hold each marker line once; "
+            + "; ".join(f"{m!r} occurs {counts[m]} times" for m in bad)
+            + f": put the two lines\n{begin}\n{end}\nwhere {what} goes, then run this again"
+        )
+    start, stop = text.index(begin), text.index(end)
+    if stop < start:
+        raise MarkerError(f"{path}: {end!r} comes before {begin!r}; swap them")
+    new = text[: start + len(begin)] + "\n" + make_block() + "\n" + text[stop:]
+    if new != text:
+        write_text(path, new)
+    return new != text
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:

@@ -14,7 +14,7 @@ import pandas as pd
 from ..claims.registry import SCALES, VERDICT_MD
 from ..claims.render import summary
 from ..claims.table import read_claims
-from ..io import markdown_table, write_text
+from ..io import MarkerError, markdown_table, replace_marked_block
 from ..papers import PAPERS
 from .files import RecordError
 from .runmd import RUN_MD
@@ -134,23 +134,15 @@ def update_readme(
     """
     readme = Path(readme)
     try:
-        text = readme.read_text(encoding="utf-8")
-    except OSError as err:
-        raise RecordError(f"README {readme}: {err.strerror}") from None
-    counts = {m: text.count(m) for m in (README_BEGIN, README_END)}
-    bad = [m for m, n in counts.items() if n != 1]
-    if bad:
-        raise RecordError(
-            f"{readme} must hold each marker line once; "
-            + "; ".join(f"{m!r} occurs {counts[m]} times" for m in bad)
-            + f": put the two lines\n{README_BEGIN}\n{README_END}\nwhere the verdict table "
-            "goes, then run this again"
+        changed = replace_marked_block(
+            readme,
+            README_BEGIN,
+            README_END,
+            lambda: readme_block(record, readme.parent),
+            "the verdict table",
         )
-    start, end = text.index(README_BEGIN), text.index(README_END)
-    if end < start:
-        raise RecordError(f"{readme}: {README_END!r} comes before {README_BEGIN!r}; swap them")
-    block = readme_block(record, readme.parent)
-    new = text[: start + len(README_BEGIN)] + "\n" + block + "\n" + text[end:]
-    if new != text:
-        write_text(readme, new)
-    return readme, new != text
+    except OSError as err:
+        raise RecordError(f"{err.filename or readme}: {err.strerror}") from None
+    except MarkerError as err:
+        raise RecordError(str(err)) from None
+    return readme, changed
