@@ -22,6 +22,7 @@ from ensemble_repro import record as rec
 from ensemble_repro.claims.registry import COLUMNS
 from ensemble_repro.claims.rules import VERDICTS
 from ensemble_repro.cost.dag import config_jobs
+from ensemble_repro.cost.machine import KERNEL_FAMILIES
 from ensemble_repro.estimate import estimate
 from ensemble_repro.papers import PAPERS
 from ensemble_repro.record import files as rec_files
@@ -384,6 +385,29 @@ def test_run_md_ratio_counts_only_jobs_of_the_config(run, tmp_path):
     before, after = jab_row(first), jab_row(second)
     assert (int(before[1]), int(after[1])) == (2, 3)  # jobs measured
     assert after[4] == before[4]  # measured / estimated
+
+
+def test_run_md_estimates_each_job_on_the_machine_that_ran_it(run, tmp_path):
+    """A slice published from a machine twice as slow per CPU-second in every kernel family has
+    every job estimated at twice the reference machine's CPU time; a slice without a recorded
+    calibration keeps the reference machine's."""
+
+    def per_rule(record):
+        part = (record / rec.RUN_MD).read_text().split("### Per rule")[1]
+        rows = [r.strip("|").split("|") for r in part.splitlines() if r.startswith("| ")][1:]
+        return {(r[0].strip(), r[1].strip()): float(r[3]) for r in rows}
+
+    slow = {
+        **MACHINE,
+        "speed": {"cpu_time_vs_reference": dict.fromkeys(KERNEL_FAMILIES, 2.0), "measured_on": "d"},
+    }
+    reference, doubled = tmp_path / "ref", tmp_path / "slow"
+    publish(run, reference, machine=MACHINE)
+    publish(run, doubled, machine=slow)
+    ref, two = per_rule(reference), per_rule(doubled)
+    assert ref.keys() == two.keys() and len(ref) > 3
+    for key, secs in ref.items():
+        assert two[key] == pytest.approx(2 * secs, rel=0.01, abs=1), key
 
 
 def test_run_md_tells_two_machines_apart_by_their_calibration(run, tmp_path):

@@ -26,7 +26,7 @@ import argparse
 import csv
 import math
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -250,7 +250,11 @@ class RuleCost:
 
 
 def compare(
-    jobs: Iterable[Job], config: Mapping, workdir, units: UnitCosts | None = None
+    jobs: Iterable[Job],
+    config: Mapping,
+    workdir,
+    units: UnitCosts | None = None,
+    units_of: Callable[[Job], UnitCosts | None] | None = None,
 ) -> list[RuleCost]:
     """Per rule, the estimated and the measured CPU time of the jobs that ran in ``workdir``.
 
@@ -264,20 +268,33 @@ def compare(
         The run's working directory (holding ``results/benchmarks``).
     units : UnitCosts, optional
         Unit costs; the package's (calibrated) table by default.
+    units_of : callable, optional
+        Job -> the unit costs of the machine that ran it (``units`` scaled by its calibration),
+        or None for ``units``: a run made in parts on several machines.
 
     Returns
     -------
     list of RuleCost
         One per rule with at least one measured job, in job order.
     """
+    jobs, units = list(jobs), units or UnitCosts()
+    priced = [(units, price(jobs, config, units))]  # per unit-cost table used, its priced jobs
+
+    def cpu(i: int, table: UnitCosts) -> float:
+        for known, js in priced:
+            if known is table:
+                return js[i].cpu
+        priced.append((table, price(jobs, config, table)))
+        return priced[-1][1][i].cpu
+
     out: dict[str, RuleCost] = {}
-    for job in price(jobs, config, units or UnitCosts()):
+    for i, job in enumerate(priced[0][1]):
         got = measured(job, workdir)
         if got is None:
             continue
         row = out.setdefault(job.rule, RuleCost(job.paper, job.rule, 0, 0.0, 0.0, 0.0))
         row.jobs += 1
-        row.estimated += job.cpu
+        row.estimated += cpu(i, (units_of(job) if units_of else None) or units)
         row.measured += got[0]
         row.wall += got[1]
     return list(out.values())

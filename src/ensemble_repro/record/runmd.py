@@ -136,7 +136,29 @@ def _when(t: dt.datetime | None) -> str:
     return t.strftime("%Y-%m-%d %H:%M UTC") if t else "-"
 
 
-def _cost_section(record: Path, cores: int, marks: list[Benchmark]) -> list[str]:
+def machine_units(manifest: dict):
+    """Job -> the unit costs scaled to the machine of the slice that published its benchmark
+    file (that slice's latest publish with a whole machine calibration), or None (the
+    reference machine's) when none was recorded."""
+    from ..cost.units import UnitCosts
+    from ..rule_keys import BENCHMARKS
+
+    base, per_slice = UnitCosts(), {}
+    for p in manifest["publishes"]:
+        per = ((p.get("machine") or {}).get("speed") or {}).get("cpu_time_vs_reference") or {}
+        if set(KERNEL_FAMILIES) <= set(per):
+            per_slice[p.get("slice")] = per
+    scaled = {name: base.scaled(per) for name, per in per_slice.items()}
+    files = manifest["files"]
+
+    def units_of(job):
+        rel = BENCHMARKS[job.rule].format(**job.wildcards).removeprefix(f"{RESULTS_DIR}/")
+        return scaled.get((files.get(rel) or {}).get("slice"))
+
+    return units_of
+
+
+def _cost_section(record: Path, cores: int, marks: list[Benchmark], manifest: dict) -> list[str]:
     from ..cost.dag import config_jobs
     from ..estimate import compare, comparison_table, estimate
 
@@ -150,13 +172,15 @@ def _cost_section(record: Path, cores: int, marks: list[Benchmark]) -> list[str]
         "wall times (jobs that ran side by side count twice); *first start to last end* "
         "spans the paper's benchmarked jobs (including any pause between slices). Estimated: "
         f"`python -m ensemble_repro.estimate` for this record's `{CONFIG_NAME}` on {cores} "
-        "core(s): for the same jobs (calibrated unit costs; the ratio counts only jobs of "
-        "the config) and for every job of the paper.",
+        "core(s), calibrated unit costs: for the same jobs on the machine that ran each (scaled "
+        "by its calibration under Machine; the reference machine's where it is not recorded; "
+        "the ratio counts only jobs of the config), and for every job of the paper on the "
+        "reference machine.",
         "",
     ]
     jobs, config = config_jobs(record / CONFIG_NAME)
     with record_as_run(record) as rundir:
-        rules = compare(jobs, config, rundir)
+        rules = compare(jobs, config, rundir, units_of=machine_units(manifest))
     # measured against estimated over the same jobs: those of the config's DAG (a record
     # published under an overlay may hold cells of jobs the overlay leaves out)
     est_same, cpu_same = Counter(), Counter()
@@ -356,7 +380,7 @@ def run_md(record: str | os.PathLike) -> str:
             )
     lines.append(markdown_table(pd.DataFrame(drows)).rstrip() if drows else "No benchmarks.")
 
-    lines += [""] + _cost_section(record, cores, marks)
+    lines += [""] + _cost_section(record, cores, marks, manifest)
 
     lines += ["", "## Load while it ran", ""]
     notes = record / NOTES_NAME
