@@ -11,6 +11,7 @@ import pytest
 from ensemble_repro.claims.rules import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
+    NOT_TESTABLE,
     PARTLY,
     REPRODUCED,
     newcombe_diff,
@@ -261,6 +262,26 @@ def test_independence_row_reads_the_uci_votes():
     rows = _evaluate({"sonar": runs}, uci_pools=["sonar"], votes={"sonar": _votes(rows=60)})
     (row,) = _of(rows, "knapsack.independence").values()
     assert row["n_repeats"] == 60 and row["band_high"] == mg.KN_INDEPENDENCE_MARGIN
+
+
+def test_independence_on_members_without_errors_is_not_testable():
+    """Members right on every test row (or wrong on every one) make eq. (1) equal the vote
+    whatever their dependence: the row says the pool cannot test it instead of calling the
+    zero difference a reproduction. A member with one error and its pool stay testable."""
+    perfect = _votes(rows=80)
+    perfect[:] = True
+    perfect["m4"] = False  # always wrong: still no information on dependence
+    runs = _runs(pool="banknote")
+    rows = _evaluate({"banknote": runs}, uci_pools=["banknote"], votes={"banknote": perfect})
+    (row,) = _of(rows, "knapsack.independence").values()
+    assert row["verdict"] == NOT_TESTABLE
+    assert "right on all 80 test rows or wrong on all of them" in row["reason"]
+    one_error = perfect.copy()
+    one_error.loc[0, "m0"] = False
+    assert kc.independence_untestable(_chosen(), one_error) is None
+    rows = _evaluate({"banknote": runs}, uci_pools=["banknote"], votes={"banknote": one_error})
+    (row,) = _of(rows, "knapsack.independence").values()
+    assert row["verdict"] != NOT_TESTABLE
 
 
 # ---------------------------------------------------------------- exact claims

@@ -568,14 +568,10 @@ def independence(
     Interval or None
         None when no search run chose an ensemble.
     """
-    chosen = runs[(runs["variant"] == NO_RULE) & runs["strategy"].isin([SA, SS])]
-    sets = chosen["members"].dropna().astype(str)
-    sets = sets[sets.str.strip() != ""]
-    if not len(sets):
+    chosen = _chosen_ensembles(runs)
+    if chosen is None:
         return None
-    counts = sets.value_counts(sort=False)
-    ensembles = [np.array(s.split(), dtype=int) for s in counts.index]
-    weights = counts.to_numpy(float) / counts.sum()
+    ensembles, weights = chosen
     x = np.asarray(correct, dtype=float)
     rows = x.shape[0]
     votes = np.stack([(x[:, e].sum(axis=1) > e.size / 2).astype(float) for e in ensembles], axis=1)
@@ -592,6 +588,39 @@ def independence(
     boot = np.array([stat(w) for w in draws])
     lo, hi = np.quantile(boot, [0.025, 0.975])
     return Interval(estimate, float(lo), float(hi), "test-row bootstrap 95%", rows)
+
+
+def _chosen_ensembles(runs: pd.DataFrame) -> tuple[list[np.ndarray], np.ndarray] | None:
+    """The ensembles SA and the stochastic search chose without a rule (member positions) and
+    how often each was chosen (weights summing to 1); None when none was chosen."""
+    chosen = runs[(runs["variant"] == NO_RULE) & runs["strategy"].isin([SA, SS])]
+    sets = chosen["members"].dropna().astype(str)
+    sets = sets[sets.str.strip() != ""]
+    if not len(sets):
+        return None
+    counts = sets.value_counts(sort=False)
+    ensembles = [np.array(s.split(), dtype=int) for s in counts.index]
+    return ensembles, counts.to_numpy(float) / counts.sum()
+
+
+def independence_untestable(runs: pd.DataFrame, correct: pd.DataFrame) -> str | None:
+    """Why the pool's test rows cannot test the independence model, or None when they can.
+
+    When every member of the chosen ensembles is right on every test row (or wrong on every
+    one), eq. (1) and the majority vote agree under any dependence between members: the
+    difference :func:`independence` measures is 0 by construction, not a finding."""
+    chosen = _chosen_ensembles(runs)
+    if chosen is None:
+        return None
+    x = np.asarray(correct, dtype=bool)
+    used = np.unique(np.concatenate(chosen[0]))
+    if (x[:, used].all(axis=0) | ~x[:, used].any(axis=0)).all():
+        return (
+            f"each of the {used.size} members the searches chose is right on all "
+            f"{x.shape[0]} test rows or wrong on all of them, so eq. (1) equals the vote "
+            "under any dependence: this pool cannot test the assumption"
+        )
+    return None
 
 
 # ---------------------------------------------------------------- section IV: Beta model
@@ -778,6 +807,10 @@ def evaluate(
             continue
         r = runs[pool]
         r = r[r["setting"].fillna("") == ""] if "setting" in r else r
+        reason = independence_untestable(r, votes[pool])
+        if reason is not None:
+            rows.append(untestable("knapsack.independence", pool, reason))
+            continue
         iv = independence(r, votes[pool], seed=seed + i)
         if iv is None:
             continue

@@ -171,7 +171,9 @@ CLAIMS = (
         "accuracy, over the ensembles SA and the stochastic search chose (no rule)",
         f"Percentile bootstrap over test rows ({KN_BOOTSTRAP} resamples, seeded), per UCI "
         f"pool: reproduced when the interval lies within +-{KN_INDEPENDENCE_MARGIN:g}, not "
-        "reproduced when it lies wholly outside, else inconclusive.",
+        "reproduced when it lies wholly outside, else inconclusive; not testable on a pool "
+        "whose chosen members are each right on every test row or wrong on every one (eq. (1) "
+        "then equals the vote under any dependence).",
         ("results/knapsack/runs/<pool>.csv", "results/knapsack/pools/<pool>_votes.parquet"),
     ),
     Claim(
