@@ -93,12 +93,8 @@ rule knapsack_claims:
     """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
     adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
     input:
-        worked=f"{KN}/worked_example.csv",
-        rates=f"{KN}/adversarial.csv",
-        lemma=f"{KN}/lemma_iv1.csv",
-        greedy=f"{KN}/greedy_worst_case.csv",
-        sizes=f"{KN}/size_estimates.csv",
-        beta_fit=f"{KN}/{KNAPSACK_TABLES['beta_fit'][0]}.csv",
+        **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes")},
+        beta_fit=KN_TABLE_FILES["beta_fit"],
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),
     output:

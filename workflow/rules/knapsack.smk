@@ -9,7 +9,10 @@
 # seconds.
 
 from ensemble_repro.papers.knapsack.names import (
+    KNAPSACK_EXAMPLE_MD,
+    KNAPSACK_EXAMPLE_TABLES,
     KNAPSACK_MEASURED_COSTS,
+    KNAPSACK_TABLE_CAPTIONS,
     KNAPSACK_TABLES,
     SYNTHETIC_PREFIX,
 )
@@ -43,15 +46,15 @@ KN_TABLE_FILES = {
     for name, (stem, _title) in KNAPSACK_TABLES.items()
     for suffix, ext in (("", "csv"), ("_md", "md"))
 }
+# The examples job's tables (sections II-IV), read by the summary and the claims.
+KN_EXAMPLE_FILES = {
+    name + suffix: f"{KN}/{stem}.{ext}"
+    for name, stem in KNAPSACK_EXAMPLE_TABLES.items()
+    for suffix, ext in (("", "csv"), ("_md", "md"))
+    if not suffix or name in KNAPSACK_EXAMPLE_MD
+}
 TABLE_CAPTIONS.update(
-    {
-        "knapsack/selection_summary": "tables/knapsack_selection_summary",
-        "knapsack/stopping_savings": "tables/knapsack_stopping",
-        "knapsack/stopping_levels": "tables/knapsack_stopping",
-        "knapsack/greedy_worst_case": "tables/knapsack_greedy_worst_case",
-        "knapsack/size_estimates": "tables/knapsack_size_estimates",
-        "knapsack/beta_fit": "tables/knapsack_beta_fit",
-    }
+    {f"knapsack/{stem}": f"tables/{caption}" for stem, caption in KNAPSACK_TABLE_CAPTIONS.items()}
 )
 
 
@@ -66,15 +69,7 @@ rule knapsack_examples:
     """Worked example and Propositions II.1-4 (section II), the adversarial pool, MC vs SA
     (section III), Fig. 1 and the size estimates of eqs. (22) / (33) (section IV)."""
     output:
-        worked=f"{KN}/worked_example.csv",
-        worked_md=f"{KN}/worked_example.md",
-        rates=f"{KN}/adversarial.csv",
-        rates_md=f"{KN}/adversarial.md",
-        runs=f"{KN}/adversarial_runs.csv",
-        lemma=f"{KN}/lemma_iv1.csv",
-        greedy=f"{KN}/greedy_worst_case.csv",
-        greedy_md=f"{KN}/greedy_worst_case.md",
-        sizes=f"{KN}/size_estimates.csv",
+        **KN_EXAMPLE_FILES,
         fig1_pdf=f"{KN}/figures/fig1_lemma_iv1.pdf",
         fig1_png=report(
             f"{KN}/figures/fig1_lemma_iv1.png",
@@ -209,8 +204,8 @@ rule knapsack_summary:
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         traces=expand(f"{KN}/runs/{{kn_pool}}_traces.parquet", kn_pool=KNAPSACK_POOLS),
         pools=expand(f"{KN}/pools/{{kn_data}}.csv", kn_data=KNAPSACK_DATASETS),
-        worked=f"{KN}/worked_example.csv",
-        rates=f"{KN}/adversarial.csv",
+        worked=KN_EXAMPLE_FILES["worked"],
+        rates=KN_EXAMPLE_FILES["rates"],
     output:
         **KN_TABLE_FILES,  # in the report as HTML (table_html)
         convergence_pdf=expand(f"{KN}/figures/convergence_{{kn_pool}}.pdf", kn_pool=KNAPSACK_POOLS),

@@ -41,6 +41,27 @@ KNAPSACK_TABLES = {
     "costs": ("cost_model", "FLOP cost model vs measured training time"),
     "beta_fit": ("beta_fit", "Beta law fitted to each UCI pool's member accuracies"),
 }
+#: Tables of the examples job (sections II-IV): name -> file stem, each written as <stem>.csv,
+#: those named in :data:`KNAPSACK_EXAMPLE_MD` also as <stem>.md.
+KNAPSACK_EXAMPLE_TABLES = {
+    "worked": "worked_example",
+    "rates": "adversarial",
+    "runs": "adversarial_runs",
+    "lemma": "lemma_iv1",
+    "greedy": "greedy_worst_case",
+    "sizes": "size_estimates",
+}
+KNAPSACK_EXAMPLE_MD = ("worked", "rates", "greedy")
+#: Report caption (``workflow/report/tables/<caption>.rst``) of each knapsack table that has its
+#: own, by file stem; the others get the generic table caption.
+KNAPSACK_TABLE_CAPTIONS = {
+    KNAPSACK_TABLES["summary"][0]: "knapsack_selection_summary",
+    KNAPSACK_TABLES["savings"][0]: "knapsack_stopping",
+    KNAPSACK_TABLES["levels"][0]: "knapsack_stopping",
+    KNAPSACK_TABLES["beta_fit"][0]: "knapsack_beta_fit",
+    KNAPSACK_EXAMPLE_TABLES["greedy"]: "knapsack_greedy_worst_case",
+    KNAPSACK_EXAMPLE_TABLES["sizes"]: "knapsack_size_estimates",
+}
 
 
 #: The ``benchmark:`` file of each knapsack rule that declares one.
