@@ -203,7 +203,11 @@ def build_pool(
     >>> from sklearn.datasets import make_classification
     >>> from ensemble_repro.knapsack.pools import build_pool
     >>> X, y = make_classification(n_samples=80, n_features=5, random_state=0)
-    >>> pool, correct = build_pool(X, y, seed=0)
+    >>> import warnings
+    >>> from sklearn.exceptions import ConvergenceWarning
+    >>> with warnings.catch_warnings():  # the MLP members stop at max_iter on 60 rows
+    ...     warnings.simplefilter("ignore", ConvergenceWarning)
+    ...     pool, correct = build_pool(X, y, seed=0)
     >>> pool.shape, correct.shape
     ((31, 6), (20, 31))
     """
