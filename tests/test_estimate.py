@@ -90,6 +90,45 @@ def test_dry_run_prints_estimate(dry_run):
 
 
 @pytest.mark.workflow
+def test_a_resumed_run_prices_only_the_jobs_left_to_run(smoke_cores2):
+    """In a finished run's directory the estimate prices what Snakemake would still run: none,
+    then, after forcing one rule, exactly the jobs the dry run lists, and only their papers."""
+
+    def estimate_and_stats(*args):
+        proc = run_snakemake(smoke_cores2, "-n", *args, cores=2)
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("cost estimate (")]
+        return lines, dry_run_counts(proc.stdout) if "Job stats:" in proc.stdout else Counter()
+
+    jobs, _ = config_jobs("smoke", smoke_cores2)
+    lines, stats = estimate_and_stats()
+    assert not stats
+    assert lines == [
+        f"cost estimate (config/smoke.yaml; 0 of {len(jobs)} jobs to run): total 0 jobs, 0 CPU-h, "
+        "~0 s on 2 cores, ~0 s on SLURM"
+    ]
+    lines, stats = estimate_and_stats("--forcerun", "knapsack_summary")
+    n = sum(stats.values())
+    assert 0 < n < len(jobs) and stats.get("knapsack_summary") == 1
+    assert all(f"; {n} of {len(jobs)} jobs to run)" in ln for ln in lines), lines
+    assert [re.search(r"\): (\w+) ", ln).group(1) for ln in lines] == ["knapsack", "total"]
+    assert f"total {n} jobs" in lines[-1]
+
+
+def test_summary_names_the_jobs_left_and_leaves_out_papers_with_none():
+    costs = [
+        est.PaperCost("jab", 0, 0.0, 0.0),
+        est.PaperCost("qwyc", 3, 0.5, 0.25),
+        est.PaperCost("total", 4, 0.5, 0.3),
+    ]
+    assert est.summary_lines(costs, "c.yaml", 2, of=10) == [
+        "cost estimate (c.yaml; 4 of 10 jobs to run): qwyc 3 jobs, 0.5 CPU-h, ~15 min on 2 cores",
+        "cost estimate (c.yaml; 4 of 10 jobs to run): total 4 jobs, 0.5 CPU-h, ~18 min on 2 cores",
+    ]
+    assert len(est.summary_lines(costs, "c.yaml", 2)) == 3  # a fresh run: every paper
+
+
+@pytest.mark.workflow
 def test_no_estimate_variable_leaves_the_estimate_out(tmp_path, monkeypatch):
     """ENSEMBLE_REPRO_NO_ESTIMATE=1: the dry run lists the same jobs and prints no estimate."""
     monkeypatch.setenv(dag.NO_ESTIMATE_ENV, "1")

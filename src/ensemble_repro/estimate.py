@@ -136,10 +136,20 @@ def _cpu_hours(h: float) -> str:
     return f"{h:.0f}" if h >= 10 else f"{h:.1f}" if h >= 1 else f"{h:.2g}"
 
 
-def summary_lines(costs: list[PaperCost], source: str, cores: int) -> list[str]:
-    """The start-of-run print: one line per paper plus the total."""
+def summary_lines(
+    costs: list[PaperCost], source: str, cores: int, of: int | None = None
+) -> list[str]:
+    """The start-of-run print: one line per paper plus the total.
+
+    ``of``: the jobs of the whole config, when ``costs`` price only those the run executes
+    (the others are up to date); the lines then say so and leave out papers with none.
+    """
+    if of is not None:
+        source = f"{source}; {costs[-1].jobs} of {of} jobs to run"
     lines = []
     for c in costs:
+        if of is not None and c.jobs == 0 and c.paper != "total":
+            continue
         s = (
             f"cost estimate ({source}): {c.paper} {c.jobs} jobs, {_cpu_hours(c.cpu_hours)} CPU-h, "
             f"~{_hours(c.wall_hours)} on {cores} core{'s' if cores != 1 else ''}"

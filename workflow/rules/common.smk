@@ -272,8 +272,8 @@ def _check_cluster(jobs, cores, args):
 
 
 def start_of_run():
-    """Check the SLURM cluster (when the run uses it), then log the cost estimate, both from
-    the jobs of this run's DAG."""
+    """Check the SLURM cluster (when the run uses it), then log the cost estimate of the jobs
+    this run executes, both from the jobs of this run's DAG."""
     from ensemble_repro import estimate
     from ensemble_repro.cost import dag, machine, schedule, units
 
@@ -285,7 +285,7 @@ def start_of_run():
     if dag.estimate_skipped() and not on_slurm:
         return
     try:
-        jobs = dag.run_jobs(workflow)
+        jobs, pending = dag.run_jobs(workflow, dag.run_dag_settings())
     except dag.DagError as err:  # the run's own DAG build then stops it with the reason
         checks = "cluster check and cost estimate" if on_slurm else "cost estimate"
         logger.warning(f"{checks} unavailable: {err}")
@@ -301,7 +301,9 @@ def start_of_run():
         # share of a core a job gets at the current load
         scaled, calibration = machine.machine_units(log=logger.info)
         share = machine.core_share(cores)
-        costs = estimate.estimate(jobs, config, cores, scaled, slurm, share, units.UnitCosts())
+        # the jobs this run executes (the others are up to date), else the whole config's
+        todo = jobs if pending is None else pending
+        costs = estimate.estimate(todo, config, cores, scaled, slurm, share, units.UnitCosts())
     except (KeyError, ValueError, OSError) as err:  # say so, never stop the run
         logger.warning(f"cost estimate unavailable: {err}")
         return
@@ -314,7 +316,8 @@ def start_of_run():
         ", ".join(str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files)
         or "config/config.yaml"
     )
-    for line in estimate.summary_lines(costs, source, cores):
+    of = len(jobs) if pending is not None and len(pending) != len(jobs) else None
+    for line in estimate.summary_lines(costs, source, cores, of):
         logger.info(line)
 
 

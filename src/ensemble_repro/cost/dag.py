@@ -3,15 +3,18 @@
 :func:`config_jobs` parses the workflow for a config file through Snakemake's Python API and
 builds its DAG (every job of the default target, as if all were forced: what ``snakemake -n``
 lists in a fresh directory); :func:`run_jobs` does the same for the run whose Snakefile is
-being parsed. Each job keeps its rule, wildcards, threads, resources, its rule's group, whether
-it is local and the jobs it needs.
+being parsed, and names the jobs that run would execute (its targets and forcing, against the
+files and metadata of its directory). Each job keeps its rule, wildcards, threads, resources,
+its rule's group, whether it is local and the jobs it needs.
 
 Snakemake 9 builds a DAG only inside its own commands (``DAGApi.execute_workflow``,
 ``printdag``, ...) and hands it to no caller, and its workflow answers ``Rule.group`` and
 ``Workflow.is_local`` for the executor of the current invocation only. So this module, and
 only it, uses four internals: ``WorkflowApi._workflow`` (the workflow behind the API),
 ``Workflow._prepare_dag`` and ``Workflow._build_dag`` (the calls its DAG commands make), and
-``Rule.ruleinfo`` (the rule's ``group:`` and ``localrule:`` directives as declared).
+``Rule.ruleinfo`` (the rule's ``group:`` and ``localrule:`` directives as declared); and,
+while the Snakefile is parsed, the run's ``DAGSettings`` from the ``DAGApi`` being built
+(:func:`run_dag_settings`), which Snakemake sets on the workflow only after the parse.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import multiprocessing
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -82,6 +85,38 @@ def build_dag(workflow):
     return workflow.dag
 
 
+def dag_jobs(dag, only=None) -> list[Job]:
+    """The jobs of a built Snakemake DAG (``only``: those of an iterable of its jobs), each
+    needing the jobs among them whose outputs it reads.
+
+    Parameters
+    ----------
+    dag : snakemake.dag.DAG
+    only : iterable of snakemake.jobs.Job, optional
+        All of the DAG's jobs by default.
+
+    Returns
+    -------
+    list of Job
+        In the DAG's order.
+    """
+    keep = set(dag.jobs if only is None else only)
+    names = {job: Job(job.rule.name, dict(job.wildcards.items())).name for job in keep}
+    return [
+        Job(
+            job.rule.name,
+            dict(job.wildcards.items()),
+            job.threads,
+            tuple(names[d] for d in dag.dependencies[job] if d in keep),
+            job.rule.ruleinfo.group,
+            job.rule.norun or job.rule.ruleinfo.localrule is True,
+            {k: v for k, v in job.resources.items() if not k.startswith("_")},
+        )
+        for job in dag.jobs
+        if job in keep
+    ]
+
+
 def workflow_jobs(workflow) -> list[Job]:
     """Every job of the DAG of a parsed workflow whose ``dag_settings`` are set (:func:`build_dag`).
 
@@ -94,20 +129,38 @@ def workflow_jobs(workflow) -> list[Job]:
     list of Job
         In the DAG's order.
     """
-    dag = build_dag(workflow)
-    names = {job: Job(job.rule.name, dict(job.wildcards.items())).name for job in dag.jobs}
-    return [
-        Job(
-            job.rule.name,
-            dict(job.wildcards.items()),
-            job.threads,
-            tuple(names[d] for d in dag.dependencies[job]),
-            job.rule.ruleinfo.group,
-            job.rule.norun or job.rule.ruleinfo.localrule is True,
-            {k: v for k, v in job.resources.items() if not k.startswith("_")},
-        )
-        for job in dag.jobs
-    ]
+    return dag_jobs(build_dag(workflow))
+
+
+def run_dag_settings():
+    """The ``DAGSettings`` (targets, forcing, rerun triggers) of the Snakemake command whose
+    Snakefile is being parsed, or None when the parse is not for a DAG (``--lint``, a cluster
+    job) or Snakemake builds it another way."""
+    import sys
+
+    from snakemake.settings.types import DAGSettings
+
+    frame = sys._getframe()
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        settings = getattr(owner, "dag_settings", None)
+        if frame.f_code.co_name == "__post_init__" and isinstance(settings, DAGSettings):
+            return settings
+        frame = frame.f_back
+    return None
+
+
+def pending_jobs(workflow, settings) -> list[Job]:
+    """The jobs a run with ``settings`` (its ``DAGSettings``) would execute: Snakemake's own
+    decision for its targets, forcing and rerun triggers, against the files and metadata in
+    the run's directory. Outputs left incomplete by a crash count as to be run (as
+    ``--rerun-incomplete`` runs them)."""
+    workflow.dag_settings = replace(settings, force_incomplete=True)
+    workflow._prepare_dag(
+        forceall=settings.forceall, ignore_incomplete=False, lock_warn_only=True, nolock=True
+    )
+    workflow._build_dag()
+    return dag_jobs(workflow.dag, workflow.dag.needrun_jobs())
 
 
 _parsing_for_estimate = False
@@ -207,13 +260,27 @@ def config_jobs(
     return _built[key]
 
 
-def run_jobs(workflow) -> list[Job]:
+def run_jobs(workflow, settings=None) -> tuple[list[Job], list[Job] | None]:
     """The jobs of the run whose Snakefile is being parsed, before Snakemake builds its DAG
-    (the start-of-run check can then still stop the run or lower its per-job cores).
+    (the start-of-run check can then still stop the run or lower its per-job cores), and
+    those it would execute.
 
-    A forked copy of this process builds the DAG (:func:`workflow_jobs`) and sends the jobs
-    back: a second workflow cannot be parsed beside this one (Snakemake keeps one per
-    interpreter), and the run itself is left as it was.
+    A forked copy of this process builds the DAG (:func:`workflow_jobs`), then the run's own
+    (:func:`pending_jobs`), and sends both back: a second workflow cannot be parsed beside
+    this one (Snakemake keeps one per interpreter), and the run itself is left as it was.
+
+    Parameters
+    ----------
+    workflow : snakemake.workflow.Workflow
+    settings : snakemake.settings.types.DAGSettings, optional
+        The run's (:func:`run_dag_settings`); without them no job is named.
+
+    Returns
+    -------
+    (list of Job, list of Job or None)
+        Every job of the default target as if forced; the jobs the run would execute, each
+        needing only others of them (None without ``settings``, or when its DAG could not be
+        built here).
 
     Raises
     ------
@@ -233,18 +300,24 @@ def run_jobs(workflow) -> list[Job]:
         logging.disable(logging.CRITICAL)  # the copy's log lines would repeat the run's
         workflow.dag_settings = DAGSettings(forceall=True)
         try:
-            send.send((workflow_jobs(workflow), None))
+            jobs = workflow_jobs(workflow)
         except Exception as err:  # noqa: BLE001 - any failure is reported by the parent
-            send.send((None, f"{type(err).__name__}: {err}"))
+            send.send((None, None, f"{type(err).__name__}: {err}"))
+            return
+        try:
+            pending = None if settings is None else pending_jobs(workflow, settings)
+        except Exception:  # noqa: BLE001 - the run's own DAG build reports it
+            pending = None
+        send.send((jobs, pending, None))
 
     copy = context.Process(target=build)
     copy.start()
     send.close()
     try:
-        jobs, error = receive.recv()
+        jobs, pending, error = receive.recv()
     except EOFError:
-        jobs, error = None, f"the copy building it ended with code {copy.exitcode}"
+        jobs, pending, error = None, None, f"the copy building it ended with code {copy.exitcode}"
     copy.join()
     if error is not None:
         raise DagError(f"the DAG of this run could not be built: {error}")
-    return jobs
+    return jobs, pending
