@@ -10,11 +10,11 @@ its rule's group, whether it is local and the jobs it needs.
 Snakemake 9 builds a DAG only inside its own commands (``DAGApi.execute_workflow``,
 ``printdag``, ...) and hands it to no caller, and its workflow answers ``Rule.group`` and
 ``Workflow.is_local`` for the executor of the current invocation only. So this module, and
-only it, uses four internals: ``WorkflowApi._workflow`` (the workflow behind the API),
-``Workflow._prepare_dag`` and ``Workflow._build_dag`` (the calls its DAG commands make), and
-``Rule.ruleinfo`` (the rule's ``group:`` and ``localrule:`` directives as declared); and,
-while the Snakefile is parsed, the run's ``DAGSettings`` from the ``DAGApi`` being built
-(:func:`run_dag_settings`), which Snakemake sets on the workflow only after the parse.
+only it, uses these internals: ``WorkflowApi._workflow`` (the workflow behind the API),
+``Workflow._prepare_dag`` and ``Workflow._build_dag`` (the calls its DAG commands make),
+``Rule.ruleinfo`` (the rule's ``group:`` and ``localrule:`` directives as declared), and,
+while the Snakefile is parsed, the ``DAGSettings`` of the ``DAGApi`` being built
+(:func:`run_dag_settings`: Snakemake sets them on the workflow only after the parse).
 """
 
 from __future__ import annotations
