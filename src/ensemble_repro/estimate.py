@@ -179,7 +179,7 @@ def readme_cost_table(
     configs: Mapping[str, str] = README_CONFIGS,
     cores: Sequence[int] = README_CORES,
     slurm_profile: str = SLURM_PROFILE,
-    workdir=".",
+    workdir=None,
 ) -> str:
     """README.md's cost table: per config and paper, the jobs, CPU-hours and the idle wall time
     on each of ``cores`` and on SLURM, on the reference machine's unit costs.
@@ -192,8 +192,9 @@ def readme_cost_table(
         Core counts of the local wall-time columns.
     slurm_profile : str
         SLURM profile of the cluster column.
-    workdir : str or Path
-        Where the run would be made (a data set that is not staged there, MEPS, is left out).
+    workdir : str or Path, optional
+        Where the run would be made; by default a fresh directory, so that a data set staged
+        only in this checkout (MEPS) is left out, as in a new clone.
 
     Returns
     -------
