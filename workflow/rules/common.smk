@@ -216,8 +216,9 @@ def output_catalogue():
 # ---- cost estimate and cluster check at start (ensemble_repro.estimate, ensemble_repro.cluster)
 # start_of_run() is called at the end of the Snakefile, after the last rule definition, and before the
 # DAG is built, so that the check can still stop the run or lower its per-job cores, in dry runs
-# too. Only the Snakemake process the user started runs it: a cluster job re-parsing the
-# Snakefile (`--target-jobs` on its command line) and the estimate's own parse skip it.
+# too. Only the Snakemake process the user started runs it, and only to build a DAG: a cluster
+# job re-parsing the Snakefile (`--target-jobs` on its command line), the estimate's own parse
+# and commands without a DAG (`--lint`, `--list-rules`) skip it.
 
 
 def _cli_args():
@@ -277,15 +278,16 @@ def start_of_run():
     from ensemble_repro import estimate
     from ensemble_repro.cost import dag, machine, schedule, units
 
-    if "--target-jobs" in sys.argv or dag.parsing_for_estimate():
-        return
+    settings = dag.run_dag_settings()
+    if "--target-jobs" in sys.argv or dag.parsing_for_estimate() or settings is None:
+        return  # a cluster job, the estimate's own parse, or no DAG to build (--lint, ...)
     cores = workflow.resource_settings.cores or 1
     args = _cli_args()
     on_slurm = args is not None and args.executor == "slurm"
     if dag.estimate_skipped() and not on_slurm:
         return
     try:
-        jobs, pending = dag.run_jobs(workflow, dag.run_dag_settings())
+        jobs, pending = dag.run_jobs(workflow, settings)
     except dag.DagError as err:  # the run's own DAG build then stops it with the reason
         checks = "cluster check and cost estimate" if on_slurm else "cost estimate"
         logger.warning(f"{checks} unavailable: {err}")
