@@ -136,7 +136,7 @@ def _when(t: dt.datetime | None) -> str:
     return t.strftime("%Y-%m-%d %H:%M UTC") if t else "-"
 
 
-def machine_units(manifest: dict):
+def _slice_units(manifest: dict):
     """Job -> the unit costs scaled to the machine of the slice that published its benchmark
     file (that slice's latest publish with a whole machine calibration), or None (the
     reference machine's) when none was recorded."""
@@ -180,7 +180,7 @@ def _cost_section(record: Path, cores: int, marks: list[Benchmark], manifest: di
     ]
     jobs, config = config_jobs(record / CONFIG_NAME)
     with record_as_run(record) as rundir:
-        rules = compare(jobs, config, rundir, units_of=machine_units(manifest))
+        rules = compare(jobs, config, rundir, units_of=_slice_units(manifest))
     # measured against estimated over the same jobs: those of the config's DAG (a record
     # published under an overlay may hold cells of jobs the overlay leaves out)
     est_same, cpu_same = Counter(), Counter()
