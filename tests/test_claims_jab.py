@@ -108,6 +108,15 @@ def test_bagging_rf_narrower_ridge_not_and_mixed_parts():
     assert row["verdict"] == PARTLY and "RF" in row["ours"] and "Ridge" in row["ours"]
 
 
+@pytest.mark.parametrize("learners", [("ridge",), ("rf",)])
+def test_bagging_rf_with_one_of_its_two_learners_is_not_testable(learners):
+    """The claim has an RF part and a Ridge part: a run without one of the learners (an
+    overlay) cannot decide it, and the part it has is not passed off as the whole claim."""
+    rows = rows_of(*jab_tables(learners=learners))
+    row = rows[("jab.bagging_helps_rf", "communities")]
+    assert row["verdict"] == NOT_TESTABLE and "learner or m/n not run" in row["reason"]
+
+
 def test_nn_gains_at_some_m_on_some_data_set():
     kw = {"datasets": ("blog", "communities"), "learners": ("nn",)}
     gain = jab_tables(**kw, vs_non_ensemble={"nn": 0.8})

@@ -204,15 +204,15 @@ def _width_no_winner(rows: pd.DataFrame) -> Outcome | None:
 
 
 def _bagging_helps(rows: pd.DataFrame) -> Outcome | None:
+    """RF's part and Ridge's; None (not testable) unless both learners ran."""
     outs = []
     for learner, band in (("rf", (0.0, 1.0)), ("ridge", (mg.RIDGE_NOT_NARROWER, INF))):
         sub = rows[rows["learner"] == learner]
         table = _per_trial(sub, ["m_ratio"], "mean_width", JAB, JPLUS)
         out = _outcome(table, band, learner.upper() if learner == "rf" else "Ridge", True, "")
-        if out is not None:
-            outs.append(out)
-    if not outs:
-        return None
+        if out is None:
+            return None
+        outs.append(out)
     parts = tuple(o.parts[0] for o in outs)
     verdict = combine_parts(o.verdict for o in outs)
     ours = "J+aB / J+non-ensemble width: " + "; ".join(

@@ -86,7 +86,8 @@ CLAIMS = (
         _POOLED + "Two parts: RF, the pooled ratio lies below 1 (narrower); Ridge, it lies "
         f"at or above {mg.RIDGE_NOT_NARROWER} (not narrower by more than "
         f"{1 - mg.RIDGE_NOT_NARROWER:.0%}). Both decided the claim's way -> reproduced, both "
-        "the other way -> not reproduced, decided both ways -> partly." + _CELLS + _UNDECIDED,
+        "the other way -> not reproduced, decided both ways -> partly; not testable unless "
+        "both learners ran." + _CELLS + _UNDECIDED,
         _JAB_IN,
         effect="width ratio J+aB / J+non-ensemble",
     ),
