@@ -34,7 +34,7 @@ CONFIGS = {
     "quick": REPO / "config" / "quick.yaml",
     "paper": REPO / "config" / "config.yaml",
 }
-SLURM_PROFILE = REPO / "workflow" / "profiles" / "slurm" / "config.yaml"
+SLURM_PROFILE = REPO / est.SLURM_PROFILE
 
 
 def config_jobs(name: str, workdir=None):

@@ -297,7 +297,7 @@ def start_of_run():
     if dag.estimate_skipped():
         return
     root = Path(workflow.main_snakefile).parent
-    slurm = schedule.load_profile(root / "workflow" / "profiles" / "slurm" / "config.yaml")
+    slurm = schedule.load_profile(root / estimate.SLURM_PROFILE)
     try:
         # unit costs scaled to this machine (its kernels timed once, then cached), and the
         # share of a core a job gets at the current load
