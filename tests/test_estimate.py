@@ -4,8 +4,11 @@ unit arithmetic matches a hand computation, and every run prints it."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import re
+import subprocess
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -23,6 +26,7 @@ from ensemble_repro.conformal import core
 from ensemble_repro.cost import dag, registry, schedule
 from ensemble_repro.cost.dag import Job
 from ensemble_repro.cost.units import UnitCosts
+from ensemble_repro.logs import JOB_CPU_SUFFIX, benchmark_of_log
 from ensemble_repro.papers.jab import cells as jab
 from ensemble_repro.papers.jab import cost as jab_cost
 from ensemble_repro.papers.qwyc import cells as qwyc
@@ -498,6 +502,49 @@ def test_overheads_are_the_mean_residual_per_job_and_priced_once_per_job(units, 
     assert {r["key"]: float(r["cpu_seconds"]) for r in again} == pytest.approx(got)
 
 
+def test_measured_cpu_is_the_jobs_own_count_where_the_benchmark_missed_some(tmp_path):
+    """Snakemake's benchmark stops sampling CPU time between its 30-s samples; the job's own
+    count in the sidecar is taken when larger, never when smaller, and a bad one is named."""
+    job = Job("jab_jplus_cell", WC)
+    write_benchmark(tmp_path, "jab_jplus_cell", WC, 15.0, 44.0)
+    assert est.measured(job, tmp_path) == (15.0, 44.0)  # no sidecar: the benchmark's
+    sidecar = tmp_path / (BENCHMARKS["jab_jplus_cell"].format(**WC) + JOB_CPU_SUFFIX)
+    sidecar.write_text('{"cpu_seconds": 42.5, "ended": 0}')
+    assert est.measured(job, tmp_path) == (42.5, 44.0)
+    sidecar.write_text('{"cpu_seconds": 9.0, "ended": 0}')
+    assert est.measured(job, tmp_path) == (15.0, 44.0)
+    sidecar.write_text("15")
+    with pytest.raises(ValueError, match=r"communities_ridge.tsv.cpu: not a job CPU sidecar"):
+        est.measured(job, tmp_path)
+
+
+_JOB = """
+import os, sys, time
+from ensemble_repro.logs import setup_logging
+setup_logging("results/logs/jab/jplus/communities_ridge.log")
+end = time.process_time() + 0.3
+while time.process_time() < end:
+    pass
+if sys.argv[1] == "crash":
+    os._exit(1)  # killed: no exit hooks
+"""
+
+
+def test_a_job_writes_its_own_cpu_beside_its_benchmark_and_clears_a_stale_one(tmp_path):
+    (tmp_path / "results" / "logs" / "jab" / "jplus").mkdir(parents=True)
+    sidecar = tmp_path / (BENCHMARKS["jab_jplus_cell"].format(**WC) + JOB_CPU_SUFFIX)
+    sidecar.parent.mkdir(parents=True)
+    sidecar.write_text('{"cpu_seconds": 999.0, "ended": 0}')  # an earlier run's
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    run = [sys.executable, "-c", _JOB]
+    subprocess.run([*run, "crash"], cwd=tmp_path, env=env, check=False)
+    assert not sidecar.exists()
+    subprocess.run([*run, "ok"], cwd=tmp_path, env=env, check=True)
+    got = json.loads(sidecar.read_text())["cpu_seconds"]
+    assert 0.3 <= got < 30.0
+    assert not list(sidecar.parent.glob("*.tmp*"))
+
+
 def test_compare_rejects_a_file_that_is_not_a_benchmark(units, tmp_path):
     path = tmp_path / BENCHMARKS["jab_jplus_cell"].format(**WC)
     path.parent.mkdir(parents=True)
@@ -521,6 +568,11 @@ def test_rules_take_their_benchmark_files_from_the_library():
     # every rule that runs a script measures itself (the estimate's overheads need them all)
     scripted = set(re.findall(r"^rule (\w+):(?:(?!^rule ).)*?^    script:", text, re.M | re.S))
     assert scripted and scripted <= {rule for rule, _ in declared}
+    # and its log mirrors its benchmark file, where the job writes its own CPU count
+    logs = dict(
+        re.findall(r'^rule (\w+):(?:(?!^rule ).)*?^    log:\n\s+"([^"]+)",?$', text, re.M | re.S)
+    )
+    assert {rule: benchmark_of_log(logs.get(rule, "")) for rule in BENCHMARKS} == BENCHMARKS
 
 
 @pytest.mark.parametrize(

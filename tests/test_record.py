@@ -7,6 +7,7 @@ Unit tests work on a small results tree built here; the last tests reuse the sha
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ from ensemble_repro.claims.rules import VERDICTS
 from ensemble_repro.cost.dag import config_jobs
 from ensemble_repro.cost.machine import KERNEL_FAMILIES
 from ensemble_repro.estimate import estimate
+from ensemble_repro.logs import JOB_CPU_SUFFIX
 from ensemble_repro.papers import PAPERS
 from ensemble_repro.record import files as rec_files
 from ensemble_repro.record.__main__ import main as cli
@@ -46,7 +48,9 @@ PUBLISHED = {
     "html/jab/main.html",
     "benchmarks/jab/main/communities_ridge_m0.4.tsv",
     "benchmarks/jab/jplus/communities_ridge.tsv",
+    f"benchmarks/jab/jplus/communities_ridge.tsv{JOB_CPU_SUFFIX}",
     "benchmarks/qwyc/model/adult.tsv",
+    f"benchmarks/qwyc/model/adult.tsv{JOB_CPU_SUFFIX}",
     "benchmarks/data/prepare/communities.tsv",
 }
 #: Files of the constructed run that a record never holds.
@@ -115,6 +119,10 @@ def run(tmp_path) -> Path:
             pd.DataFrame({"trial": [0, 1], "coverage": [0.9, 0.91]}).to_parquet(res / rel)
         elif rel in BENCH:
             write(res / rel, bench_text(*BENCH[rel]))
+        elif rel.endswith(JOB_CPU_SUFFIX):  # the job's own count: the benchmark's here
+            write(
+                res / rel, json.dumps({"cpu_seconds": BENCH[rel.removesuffix(JOB_CPU_SUFFIX)][0]})
+            )
         elif rel == "jab/main.provenance.json":
             write(res / rel, '{"table": "main.csv", "software": {"numpy": "2.0"}}')
         elif not (res / rel).exists():
@@ -294,8 +302,9 @@ def test_restore_copies_cells_and_benchmarks_newer_than_the_data(run, tmp_path):
     out = rec.restore(record, fresh, config)
     cells = sorted(p for p in PUBLISHED if p.startswith("jab/cells/"))
     assert sorted(out.cells) == [f"results/{c}" for c in cells]
-    # the cells' benchmark files, not those of the jobs that do not resume here
-    assert set(out.copied) == set(cells) | {b for b in BENCH if b.startswith("benchmarks/jab/")}
+    # the cells' benchmark files and CPU sidecars, not those of the jobs that do not resume here
+    assert set(out.copied) == set(cells) | {b for b in PUBLISHED if b.startswith("benchmarks/jab/")}
+    assert f"benchmarks/jab/jplus/communities_ridge.tsv{JOB_CPU_SUFFIX}" in out.copied
     assert not (fresh / "benchmarks/qwyc").exists() and not (fresh / "benchmarks/data").exists()
     for rel in out.copied:
         assert (fresh / rel).read_bytes() == (record / rel).read_bytes()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import math
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,6 +37,7 @@ from .cost.registry import price
 from .cost.schedule import load_profile, local_wall, slurm_wall
 from .cost.units import UnitCosts
 from .io import MarkerError, replace_marked_block
+from .logs import JOB_CPU_SUFFIX
 from .papers import PAPERS
 from .rule_keys import BENCHMARKS
 
@@ -222,7 +224,12 @@ def readme_cost_table(
 
 def measured(job: Job, workdir) -> tuple[float, float] | None:
     """(CPU seconds, wall seconds) of ``job`` from its benchmark file under ``workdir`` (the
-    mean over the file's rows), or None when the rule has no benchmark or the job did not run."""
+    mean over the file's rows), or None when the rule has no benchmark or the job did not run.
+
+    The CPU seconds are the larger of the benchmark's and of the job's own count in the file's
+    sidecar (:data:`.logs.JOB_CPU_SUFFIX`), when the job wrote one: the benchmark samples the
+    CPU time every 30 s after the first 15 s and misses what the job spent since the last sample.
+    """
     pattern = BENCHMARKS.get(job.rule)
     if pattern is None:
         return None
@@ -241,7 +248,20 @@ def measured(job: Job, workdir) -> tuple[float, float] | None:
         ) from None
     if not rows:
         return None
-    return sum(cpu) / len(cpu), sum(wall) / len(wall)
+    return max(sum(cpu) / len(cpu), job_cpu(path)), sum(wall) / len(wall)
+
+
+def job_cpu(benchmark: Path) -> float:
+    """The job's own CPU seconds from the sidecar of its ``benchmark`` file (0 without one)."""
+    try:
+        return float(json.loads(Path(f"{benchmark}{JOB_CPU_SUFFIX}").read_text())["cpu_seconds"])
+    except FileNotFoundError:
+        return 0.0
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ValueError(
+            f"{benchmark}{JOB_CPU_SUFFIX}: not a job CPU sidecar (JSON with cpu_seconds); "
+            "delete it and rerun the job"
+        ) from None
 
 
 @dataclass

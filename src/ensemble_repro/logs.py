@@ -2,15 +2,64 @@
 
 from __future__ import annotations
 
+import atexit
+import json
 import logging
+import os
+import resource
 import sys
 import time
 
 LOGGER_NAME = "ensemble_repro"
+#: Suffix of a benchmark file's sidecar holding the job's own CPU seconds, written as the job
+#: exits (:func:`setup_logging`): Snakemake samples a job's CPU time every 0.5 s for 15 s and
+#: then every 30 s, so its benchmark file misses up to 30 s of each job.
+JOB_CPU_SUFFIX = ".cpu"
+
+
+def benchmark_of_log(log_path: str) -> str | None:
+    """The ``benchmark:`` file of the job whose ``log:`` is ``log_path``: every rule's mirrors
+    its log (``results/logs/X.log`` -> ``results/benchmarks/X.tsv``), None for another path.
+
+    Examples
+    --------
+    >>> benchmark_of_log("results/logs/qwyc/model/adult.log")
+    'results/benchmarks/qwyc/model/adult.tsv'
+    >>> benchmark_of_log("elsewhere.log") is None
+    True
+    """
+    head, sep, rest = str(log_path).partition("results/logs/")
+    if not sep or not rest.endswith(".log"):
+        return None
+    return f"{head}results/benchmarks/{rest[: -len('.log')]}.tsv"
+
+
+def job_cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of the children it has waited for."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _write_job_cpu(path: str) -> None:
+    """Write the job's CPU seconds to ``path`` (a benchmark file's sidecar), atomically."""
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"cpu_seconds": round(job_cpu_seconds(), 3), "ended": time.time()}, fh)
+        os.replace(tmp, path)
+    except OSError:  # the measurement is a courtesy to the estimate: never fail the job for it
+        pass
+
+
+#: Benchmark files whose sidecar this process writes at exit.
+_MEASURED: set[str] = set()
 
 
 def setup_logging(log_path: str | None = None, level: int = logging.INFO) -> logging.Logger:
-    """Send the package logger to ``log_path`` (a Snakemake ``log:`` file) and stderr."""
+    """Send the package logger to ``log_path`` (a Snakemake ``log:`` file) and stderr; at exit,
+    write the job's CPU seconds beside its benchmark file (:data:`JOB_CPU_SUFFIX`)."""
     logger = logging.getLogger(LOGGER_NAME)
     logger.setLevel(level)
     for h in list(logger.handlers):
@@ -23,6 +72,16 @@ def setup_logging(log_path: str | None = None, level: int = logging.INFO) -> log
         h.setFormatter(fmt)
         logger.addHandler(h)
     logger.propagate = False
+    bench = benchmark_of_log(log_path) if log_path else None
+    if bench and bench not in _MEASURED:
+        _MEASURED.add(bench)
+        sidecar = bench + JOB_CPU_SUFFIX
+        try:  # an earlier run's figure must not stand for this one if this one fails
+            os.remove(sidecar)
+        except OSError:
+            pass
+        # registered first, so it runs last: after the executors' own exit hooks reap workers
+        atexit.register(_write_job_cpu, sidecar)
     return logger
 
 

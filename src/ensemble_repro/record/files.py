@@ -31,11 +31,13 @@ from ..cost.dag import NO_ESTIMATE_ENV
 from ..cost.machine import cached_calibration
 from ..cost.units import UnitCosts
 from ..io import atomic_path, read_json, write_json, write_text
+from ..logs import JOB_CPU_SUFFIX
 
 #: Files published from a run, as ``Path.glob`` patterns relative to its ``results/``: every
 #: result table (and its HTML rendering), the verdict pages, the results index, figures as PNG
 #: (what the report shows: :func:`report_of_record` builds it from these), provenance sidecars,
-#: benchmark files and the J+aB per-cell tables (small per-trial rows from which a later run
+#: benchmark files with the jobs' own CPU counts beside them (:data:`.logs.JOB_CPU_SUFFIX`)
+#: and the J+aB per-cell tables (small per-trial rows from which a later run
 #: resumes a partly-run grid). Models, PDFs, logs and prepared data match none of them.
 PUBLISHED_PATTERNS = (
     "**/*.csv",
@@ -48,6 +50,7 @@ PUBLISHED_PATTERNS = (
     "**/*.png",
     "**/*.provenance.json",
     "benchmarks/**/*.tsv",
+    f"benchmarks/**/*.tsv{JOB_CPU_SUFFIX}",
     "jab/cells/**/*.parquet",
 )
 #: Directories of ``results/`` never published (prepared data, job logs), whatever matches.
@@ -58,8 +61,8 @@ REPORT_NAME = "report.html"
 #: J+aB per-cell tables of the record (restored by :func:`restore`).
 CELL_PATTERNS = ("jab/cells/**/*.parquet",)
 #: What :func:`restore` copies back into ``results/``: the cells and, of the benchmark files,
-#: those of the cells restored.
-RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv")
+#: those of the cells restored (with their CPU sidecars).
+RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv", f"benchmarks/**/*.tsv{JOB_CPU_SUFFIX}")
 #: Where the run's outputs live in a run directory (the record mirrors this folder).
 RESULTS_DIR = "results"
 #: The record's manifest, effective config, and the default slice name of a publish.
@@ -806,7 +809,8 @@ def restore(
                 old, new = _value(record_config, key), _value(config, key)
                 if old != new:
                     problems.append(f"{rel}: {key} is {old!r} in the record, {new!r} here")
-        benchmarks.add(BENCHMARKS[rule].format(**wc).removeprefix(f"{RESULTS_DIR}/"))
+        bench = BENCHMARKS[rule].format(**wc).removeprefix(f"{RESULTS_DIR}/")
+        benchmarks |= {bench, bench + JOB_CPU_SUFFIX}
         data = results / PREPARED_DATA.format(name=wc["jab_data"])
         if not data.is_file():
             missing_data.add(str(data))
