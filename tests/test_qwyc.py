@@ -314,6 +314,23 @@ def test_fan_survivor_statistics_and_sigmoid_bins_run():
         assert np.array_equal(dec[n_eval == 6], (sequential_sum(base, F) >= 0)[n_eval == 6])
 
 
+def test_sigmoid_bins_are_the_bins_of_the_sigmoid_scale():
+    """Binning on the sigmoid scale puts each score where its sigmoid falls among the quantile
+    edges of the sigmoids (the naive reference), tied scores together, whatever the round-off
+    of mapping the edges back to margins."""
+    rng = np.random.default_rng(4)
+    F = np.round(rng.normal(size=(400, 3)), 1)  # few distinct partial scores: many ties
+    fan = FanEarlyStopping(1.0, ordering="natural", bin_score="sigmoid", n_bins=8)
+    fan.fit_scores(0.0, F)
+    g = F[:, 0]
+    p = 1 / (1 + np.exp(-g))
+    p_edges = np.unique(np.quantile(p, np.linspace(0, 1, 9)[1:-1]))
+    edges = fan.cascade_.step(0)[0]
+    assert np.array_equal(
+        np.searchsorted(edges, g, side="right"), np.searchsorted(p_edges, p, side="right")
+    )
+
+
 # ---------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     "kwargs, F_mod, match",

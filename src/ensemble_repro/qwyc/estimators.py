@@ -107,6 +107,19 @@ def _resolve_order(ordering, F, base, f, random_state, allow=ORDERINGS) -> np.nd
     return order.astype(np.int64)
 
 
+def _margin_edges(edges, p, g):
+    """Margins of the sigmoid-scale bin ``edges`` of scores ``g`` (``p`` their sigmoids): an
+    edge that is the sigmoid of a score maps to that score, the others through the logit.
+    The logit of a score's sigmoid is the score only up to round-off, whose sign varies with
+    the score and with the CPU's SIMD exp and log, so a score on an edge (tied scores, whose
+    quantiles are scores) would fall in the bin above or below it by chance."""
+    order = np.argsort(p, kind="stable")
+    ps, gs = p[order], g[order]
+    i = np.minimum(np.searchsorted(ps, edges), ps.size - 1)
+    with np.errstate(divide="ignore"):
+        return np.unique(np.where(ps[i] == edges, gs[i], np.log(edges) - np.log1p(-edges)))
+
+
 class _Cascade(ClassifierMixin, BaseEstimator):
     """What QWYC and Fan share: fitting from a model or from scores, and early-exit prediction.
 
@@ -543,9 +556,8 @@ default="individual_mse"
         if self.bin_score == "margin":
             edges = self._edges(g)
         else:  # bins on the sigmoid scale, mapped back to margins (the sigmoid is increasing)
-            with np.errstate(divide="ignore"):
-                p = self._edges(1 / (1 + np.exp(-g)))
-                edges = np.unique(np.log(p) - np.log1p(-p))
+            p = 1 / (1 + np.exp(-g))
+            edges = _margin_edges(self._edges(p), p, g)
         b = np.searchsorted(edges, g, side="right")
         nb = edges.size + 1
         cnt = np.bincount(b, minlength=nb)
