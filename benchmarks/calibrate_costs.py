@@ -24,7 +24,8 @@ machine by its machine calibration, and the overheads stored at the reference ma
     PYTHONPATH=src python benchmarks/calibrate_costs.py \
         --overhead-from-run config/smoke.yaml:WORKDIR [--overhead-from-run ...]
 A rule's overhead is the mean over its jobs of measured less estimated CPU seconds
-(``ensemble_repro.estimate.overhead_rows``).
+(``ensemble_repro.estimate.overhead_rows``); ``run_start`` is the mean over the runs of the
+seconds each spent outside its jobs (``ensemble_repro.estimate.outside_jobs``).
 
 Every number is CPU time (``time.process_time``; of child processes via ``getrusage``), with
 one BLAS / OpenMP thread, so it holds on a machine loaded by other work, where wall times do
@@ -71,7 +72,7 @@ from ensemble_repro.cost.dag import config_jobs
 from ensemble_repro.cost.units import KERNEL_UNIT, UnitCosts, at_reference
 from ensemble_repro.data import DATASETS, fetch_raw, load, prepare
 from ensemble_repro.data.preflight import DataPlan
-from ensemble_repro.estimate import calibration_rows, overhead_rows
+from ensemble_repro.estimate import calibration_rows, outside_jobs, overhead_rows
 from ensemble_repro.papers.knapsack import cost as knapsack_cost
 from ensemble_repro.papers.qwyc import cost as qwyc_cost
 
@@ -493,6 +494,12 @@ def overheads_from_runs(specs, out, ap):
     for r in rows:
         print(f"job_overhead {r['key']}: {r['cpu_seconds']} CPU-s per job")
     replace_rows(out, "job_overhead", rows)
+    outside = [s for s in (outside_jobs(w) for _, _, w in runs) if s is not None]
+    if outside:
+        seconds = sum(outside) / len(outside) / factors["start"]
+        print(f"run_start: {seconds:.3g} s per run outside the jobs")
+        row = {"unit": "run_start", "key": "", "size": 0, "cpu_seconds": f"{seconds:.4g}"}
+        replace_rows(out, "run_start", [row | {"source": source}])
 
 
 if __name__ == "__main__":

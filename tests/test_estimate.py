@@ -4,6 +4,7 @@ unit arithmetic matches a hand computation, and every run prints it."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import os
@@ -426,9 +427,13 @@ def test_readme_cost_table_needs_its_markers(tmp_path, capsys):
 
 
 def write_benchmark(workdir, rule, wildcards, cpu, wall):
-    path = workdir / BENCHMARKS[rule].format(**wildcards)
+    return write_bench_file(workdir / BENCHMARKS[rule].format(**wildcards), cpu, wall)
+
+
+def write_bench_file(path, cpu, wall):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{wall}\t0:00:01\t10\t{cpu}\n")
+    return path
 
 
 def test_compare_reads_benchmarks_and_calibration_scales_jobs(units, tmp_path):
@@ -543,6 +548,41 @@ def test_a_job_writes_its_own_cpu_beside_its_benchmark_and_clears_a_stale_one(tm
     got = json.loads(sidecar.read_text())["cpu_seconds"]
     assert 0.3 <= got < 30.0
     assert not list(sidecar.parent.glob("*.tmp*"))
+
+
+def test_outside_jobs_is_the_log_span_less_the_jobs_span(tmp_path):
+    """Seconds outside the jobs: the Snakemake log that covers every job (named by its start,
+    written last at its end) less first job start to last job end."""
+    start = dt.datetime(2026, 12, 3, 2, 13, 57, 500000)
+    log_dir = tmp_path / ".snakemake" / "log"
+    log_dir.mkdir(parents=True)
+    t0 = start.timestamp()
+    stale = log_dir / "2026-12-01T100000.000000.snakemake.log"  # an earlier run's
+    stale.write_text("")
+    os.utime(stale, (t0 - 3600, t0 - 3600))
+    assert est.outside_jobs(tmp_path) is None  # no jobs yet
+    log = log_dir / f"{start:%Y-%m-%dT%H%M%S.%f}.snakemake.log"
+    log.write_text("")
+    ends = {"a": (t0 + 10.0, 4.0), "b": (t0 + 30.0, 25.0)}  # jobs 6-10 s and 5-30 s in
+    for name, (end, wall) in ends.items():
+        path = write_bench_file(tmp_path / f"results/benchmarks/x/{name}.tsv", 1.0, wall)
+        os.utime(path, (end, end))
+    os.utime(log, (t0 + 33.0, t0 + 33.0))
+    assert est.outside_jobs(tmp_path) == pytest.approx(33.0 - 25.0)
+    os.utime(log, (t0 + 20.0, t0 + 20.0))  # a log that ended before the last job: not the run's
+    assert est.outside_jobs(tmp_path) is None
+
+
+def test_run_start_adds_to_every_local_wall_once(units, tmp_path):
+    jobs, config = toy_jobs(), toy_config()
+    path = tmp_path / "units.csv"
+    path.write_text(units.source.read_text() + "run_start,,0,30,test\n")
+    without = est.estimate(jobs, config, cores=2, units=units)
+    with_start = est.estimate(jobs, config, cores=2, units=UnitCosts(path), share=0.5)
+    halved = est.estimate(jobs, config, cores=2, units=units, share=0.5)
+    for a, b, c in zip(without, with_start, halved, strict=True):
+        assert b.cpu_hours == a.cpu_hours
+        assert b.wall_hours * 3600 == pytest.approx(c.wall_hours * 3600 + 30 / 0.5)
 
 
 def test_compare_rejects_a_file_that_is_not_a_benchmark(units, tmp_path):

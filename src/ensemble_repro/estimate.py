@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime as dt
 import json
 import math
 import sys
@@ -110,6 +111,7 @@ def estimate(
     ['jab', 'qwyc', 'knapsack', 'total']
     """
     units = units or UnitCosts()
+    outside = run_start(units) / share
     everything = price(jobs, config, units)
     on_cluster = everything if cluster_units is None else price(jobs, config, cluster_units)
     out = []
@@ -121,11 +123,17 @@ def estimate(
                 paper,
                 len(js),
                 sum(j.cpu for j in js) / 3600,
-                local_wall(js, cores, share) / 3600,
+                (outside + local_wall(js, cores, share)) / 3600,
                 slurm_wall(cjs, slurm_profile) / 3600 if slurm_profile else None,
             )
         )
     return out
+
+
+def run_start(units: UnitCosts) -> float:
+    """Seconds a run spends outside its jobs on one machine (``run_start``: Snakemake's parse,
+    DAGs and start-of-run estimate, and its wrap-up; 0 when the table has none)."""
+    return units.get("run_start") if ("run_start", "") in units.rows else 0.0
 
 
 def _hours(h: float) -> str:
@@ -439,6 +447,35 @@ def overhead_rows(
         }
         for rule in residual
     ]
+
+
+def _snakemake_log_span(path: Path) -> tuple[float, float]:
+    """(start, end) epoch seconds of a Snakemake log: its name's timestamp, its last write."""
+    stamp = path.name.removesuffix(".snakemake.log")
+    start = dt.datetime.strptime(stamp, "%Y-%m-%dT%H%M%S.%f").timestamp()
+    return start, path.stat().st_mtime
+
+
+def outside_jobs(workdir) -> float | None:
+    """Seconds the last finished run in ``workdir`` spent outside its jobs: the span of its
+    Snakemake log (``.snakemake/log``) less the span of the jobs' benchmark files (a job ended
+    when its file was written, started its wall seconds earlier); None without both.
+
+    The log is the last one that started before the first job and ended after the last."""
+    spans = []
+    for path in Path(workdir, "results", "benchmarks").rglob("*.tsv"):
+        rows = list(csv.DictReader(path.read_text().splitlines(), delimiter="\t"))
+        end = path.stat().st_mtime
+        spans += [(end - float(r["s"]), end) for r in rows[-1:]]
+    if not spans:
+        return None
+    first, last = min(s for s, _ in spans), max(e for _, e in spans)
+    logs = [_snakemake_log_span(p) for p in Path(workdir, ".snakemake", "log").glob("*.log")]
+    covering = [(s, e) for s, e in logs if s <= first and e >= last]
+    if not covering:
+        return None
+    start, end = max(covering)
+    return (end - start) - (last - first)
 
 
 def comparison_table(rows: list[RuleCost]) -> str:

@@ -28,6 +28,7 @@ UNIT_FAMILIES = {
     "light_job": "start",
     "jab_start": "start",
     "job_overhead": "start",
+    "run_start": "start",
     "qwyc_gbt": "gbt",
     "qwyc_sweep": "numeric",
     "qwyc_timing": "numeric",
