@@ -327,11 +327,13 @@ def test_wall_time_schedules_the_dag(units):
     """Two cores: the two-thread main cell runs alone (2 cores), the J+ cell beside nothing
     else, the collectors after both."""
     priced = {j.name: j for j in registry.price(toy_jobs(), toy_config(), units)}
-    main = priced["jab_main_cell:communities/ridge/0.5"].cpu
+    cell = priced["jab_main_cell:communities/ridge/0.5"]
     jplus = priced["jab_jplus_cell:communities/ridge"].cpu
-    # fetch, prepare (2 s each); main (2 threads, cpu/2) and J+ (1 thread) cannot overlap on
-    # 2 cores; then collect (2 s), claims and the HTML table side by side (2 s)
-    expected = 2 + 2 + main / 2 + jplus + 2 + 2
+    # fetch, prepare (2 s each); main (2 threads: its start, then the rest over 2) and J+
+    # (1 thread) cannot overlap on 2 cores; then collect (2 s), claims and the HTML table side
+    # by side (2 s)
+    main = cell.serial + (cell.cpu - cell.serial) / 2
+    expected = 2 + 2 + main + jplus + 2 + 2
     assert schedule.local_wall(list(priced.values()), 2) == pytest.approx(expected)
     assert schedule.makespan([("a", 3.0, 1, ()), ("b", 2.0, 1, ()), ("c", 1.0, 2, ("a",))], 2) == 4
 
@@ -345,10 +347,10 @@ def test_slurm_bundles_group_components_and_keeps_local_jobs_home(units):
     cells = [j for j in priced if j.rule == "jab_main_cell"]
     profile = {"jobs": 10, "cores": 8, "group-components": {"jab_grid": 2}}
     assert schedule.slurm_wall(cells, profile) == pytest.approx(
-        max(j.cpu for j in cells) / 2 + schedule.SLURM_OVERHEAD
+        max(j.cpu + j.serial for j in cells) / 2 + schedule.SLURM_OVERHEAD
     )
     assert schedule.slurm_wall(cells, {**profile, "jobs": 1, "group-components": {}}) == (
-        pytest.approx(sum(j.cpu for j in cells) / 2 + 2 * schedule.SLURM_OVERHEAD)
+        pytest.approx(sum(j.cpu + j.serial for j in cells) / 2 + 2 * schedule.SLURM_OVERHEAD)
     )
     # local jobs share the submitting host's local-cores: three 2-s jobs on one core take 6 s
     local = [replace(Job(f"l{i}", local=True), cpu=2.0) for i in range(3)]
@@ -571,6 +573,20 @@ def test_outside_jobs_is_the_log_span_less_the_jobs_span(tmp_path):
     assert est.outside_jobs(tmp_path) == pytest.approx(33.0 - 25.0)
     os.utime(log, (t0 + 20.0, t0 + 20.0))  # a log that ended before the last job: not the run's
     assert est.outside_jobs(tmp_path) is None
+
+
+def test_a_threaded_job_spreads_all_but_its_start_over_its_threads(units):
+    """A J+aB cell's start (``jab_start``, one process) and per-job overhead run on one thread;
+    the rest of its CPU time spreads over min(threads, cores)."""
+    jobs, config = toy_jobs(), toy_config()
+    priced = {j.name: j for j in registry.price(jobs, config, units)}
+    cell = priced["jab_main_cell:communities/ridge/0.5"]
+    start = units.get("jab_start") + max(units.overhead("jab_main_cell"), 0.0)
+    assert cell.threads == 2 and cell.serial == pytest.approx(start)
+    assert schedule.duration(cell, 2) == pytest.approx(start + (cell.cpu - start) / 2)
+    assert schedule.duration(cell, 1) == pytest.approx(cell.cpu)
+    collect = priced["jab_collect"]
+    assert schedule.duration(collect, 2) == pytest.approx(collect.cpu)  # one thread: all of it
 
 
 def test_run_start_adds_to_every_local_wall_once(units, tmp_path):

@@ -123,7 +123,7 @@ def estimate(
                 paper,
                 len(js),
                 sum(j.cpu for j in js) / 3600,
-                (outside + local_wall(js, cores, share)) / 3600,
+                ((outside if js else 0.0) + local_wall(js, cores, share)) / 3600,
                 slurm_wall(cjs, slurm_profile) / 3600 if slurm_profile else None,
             )
         )

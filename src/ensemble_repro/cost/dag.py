@@ -59,6 +59,8 @@ class Job:
         Part of the run its cost counts to (``data``, a paper, ``report``).
     cpu : float
         Estimated CPU seconds.
+    serial : float
+        Of them, the seconds on one thread whatever its threads (its start-up).
     """
 
     rule: str
@@ -70,6 +72,7 @@ class Job:
     resources: dict = field(default_factory=dict)
     paper: str = ""
     cpu: float = 0.0
+    serial: float = 0.0
 
     @property
     def name(self) -> str:

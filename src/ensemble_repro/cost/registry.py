@@ -27,6 +27,8 @@ PARTS: dict[str, dict[str, CostFunction]] = {
         **dict.fromkeys(("all", "data", *PAPERS, "figures"), negligible),
     },
 }
+#: Rule -> unit cost of the start of its jobs that runs on one thread (threaded rules).
+SERIAL_UNITS: dict[str, str] = {r: u for p in PAPERS.values() for r, u in p.serial_units().items()}
 #: Rule -> (part of the run, cost function).
 RULES: dict[str, tuple[str, CostFunction]] = {
     rule: (part, cost) for part, costs in PARTS.items() for rule, cost in costs.items()
@@ -35,7 +37,9 @@ RULES: dict[str, tuple[str, CostFunction]] = {
 
 def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:
     """The jobs with their part of the run and CPU seconds: their rule's cost function times
-    its calibration factor, plus its per-job overhead (:meth:`.units.UnitCosts.overhead`).
+    its calibration factor, plus its per-job overhead (:meth:`.units.UnitCosts.overhead`); of
+    them serial, on one thread: the overhead and, for a threaded rule, its start
+    (:data:`SERIAL_UNITS`).
 
     Parameters
     ----------
@@ -64,6 +68,9 @@ def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:
                 f"rule {job.rule} has no cost function: add one to its paper's cost module "
                 "(ensemble_repro.papers.<paper>.cost.COSTS)"
             ) from None
-        cpu = cost(job, config, units) * units.factor(job.rule) + units.overhead(job.rule)
-        out.append(replace(job, paper=part, cpu=max(cpu, 0.0)))
+        overhead = units.overhead(job.rule)
+        cpu = max(cost(job, config, units) * units.factor(job.rule) + overhead, 0.0)
+        start = units.get(SERIAL_UNITS[job.rule]) if job.rule in SERIAL_UNITS else 0.0
+        serial = min(cpu, max(overhead, 0.0) + start)
+        out.append(replace(job, paper=part, cpu=cpu, serial=serial))
     return out

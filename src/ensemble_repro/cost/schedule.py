@@ -1,8 +1,8 @@
 """Wall time of a run's jobs by list scheduling: on one machine, and on SLURM in bundles.
 
 A job starts when the jobs it needs are done and its cores are free; among ready jobs the
-longest starts first. Its duration is its CPU time over min(threads, cores): the J+aB workers
-scale, nothing else is threaded.
+longest starts first. Its duration is its serial CPU time (its start-up) plus the rest over
+min(threads, cores): the J+aB workers scale, nothing else is threaded.
 
 On SLURM (``workflow/profiles/slurm/config.yaml``) the connected components of a group's jobs
 are bundled ``group-components`` at a time into one SLURM job of ``cores`` cores, list-scheduled
@@ -77,10 +77,13 @@ def makespan(tasks: list[tuple], capacity: int | Mapping[str, int]) -> float:
 def local_wall(jobs: Sequence[Job], cores: int, share: float = 1.0) -> float:
     """Wall seconds of priced jobs on one machine with ``cores`` cores, of which each job gets
     ``share`` of a core (1 when the cores are the run's alone; :func:`.machine.core_share`)."""
-    return makespan(
-        [(j.name, j.cpu / min(j.threads, cores) / share, j.threads, j.needs) for j in jobs],
-        cores,
-    )
+    return makespan([(j.name, duration(j, cores) / share, j.threads, j.needs) for j in jobs], cores)
+
+
+def duration(job: Job, cores: int) -> float:
+    """Wall seconds of a priced job given ``cores``: its serial part, then the rest of its CPU
+    time over min(threads, cores)."""
+    return job.serial + (job.cpu - job.serial) / min(job.threads, cores)
 
 
 def components(jobs: Sequence[Job]) -> list[list[Job]]:
@@ -147,7 +150,7 @@ def slurm_wall(jobs: Sequence[Job], profile: dict) -> float:
         if j.local:
             needs = tuple(owner[d] for d in j.needs if d in owner)
             width = min(j.threads, local_cores)
-            tasks.append((j.name, j.cpu / width, width, needs, LOCAL_POOL))
+            tasks.append((j.name, duration(j, width), width, needs, LOCAL_POOL))
     return makespan(tasks, {"": slots, LOCAL_POOL: local_cores})
 
 

@@ -108,3 +108,8 @@ class Paper:
         """Rule -> cost function of its jobs (its ``cost`` module, imported on first use: it
         imports the experiment code)."""
         return import_module(f"{__package__}.{self.key}.cost").COSTS
+
+    def serial_units(self) -> dict:
+        """Rule -> unit cost of the start of its jobs that runs on one thread, for its rules
+        with more than one (its ``cost`` module's ``SERIAL``)."""
+        return getattr(import_module(f"{__package__}.{self.key}.cost"), "SERIAL", {})

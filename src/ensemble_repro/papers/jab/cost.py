@@ -131,6 +131,9 @@ def figures(job: Job, config: Mapping, units: UnitCosts) -> float:
     return n * units.get("light_job")
 
 
+#: Unit cost of the start of each threaded rule's jobs: one process, before the trials spread
+#: over its threads.
+SERIAL = dict.fromkeys(RULE_KINDS, "jab_start")
 #: Cost function of each J+aB rule.
 COSTS = {
     **dict.fromkeys(RULE_KINDS, cell),
