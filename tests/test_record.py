@@ -277,6 +277,18 @@ def test_the_report_is_published_only_when_newer_than_the_outputs(run, tmp_path)
     assert not out.warnings
 
 
+def test_a_report_over_the_file_cap_stops_the_publish_unless_left_out(run, tmp_path):
+    """The error's advice works: ``--exclude report.html`` publishes everything else."""
+    record = tmp_path / "paper"
+    write(run / "results" / rec.REPORT_NAME, "<html>" + "x" * 20_000 + "</html>")
+    with pytest.raises(rec.RecordError, match=r"report.html is .* --exclude 'report.html'"):
+        publish(run, record, max_file_bytes=10_000)
+    assert not record.exists()
+    out = publish(run, record, max_file_bytes=10_000, exclude=iter(["report.html"]))
+    assert rec.REPORT_NAME not in snapshot(record)
+    assert "jab/main.csv" in snapshot(record) and not out.warnings
+
+
 def test_publish_cli_errors_name_the_argument(run, tmp_path, capsys):
     assert cli(["publish", str(run / "nothere"), str(tmp_path / "r")]) == 2
     assert "nothere: give the run's results/ directory" in capsys.readouterr().err

@@ -454,10 +454,13 @@ def publish(
     """
     results, record = Path(results), Path(record)
     workdir = results.resolve().parent
+    exclude = tuple(exclude)
     files = collect(results, exclude=exclude)
-    report_warning = _report_warning(results, files)
-    if report_warning is None:
-        files[REPORT_NAME] = results / REPORT_NAME
+    report_warning = None
+    if not any(Path(REPORT_NAME).match(x) for x in exclude):
+        report_warning = _report_warning(results, files)
+        if report_warning is None:
+            files[REPORT_NAME] = results / REPORT_NAME
     too_big = [(rel, p.stat().st_size) for rel, p in files.items()]
     too_big = [(rel, n) for rel, n in too_big if n > max_file_bytes]
     if too_big:
