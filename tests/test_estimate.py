@@ -516,9 +516,9 @@ def test_measured_cpu_is_the_jobs_own_count_where_the_benchmark_missed_some(tmp_
     write_benchmark(tmp_path, "jab_jplus_cell", WC, 15.0, 44.0)
     assert est.measured(job, tmp_path) == (15.0, 44.0)  # no sidecar: the benchmark's
     sidecar = tmp_path / (BENCHMARKS["jab_jplus_cell"].format(**WC) + JOB_CPU_SUFFIX)
-    sidecar.write_text('{"cpu_seconds": 42.5, "ended": 0}')
+    sidecar.write_text('{"cpu_seconds": 42.5}')
     assert est.measured(job, tmp_path) == (42.5, 44.0)
-    sidecar.write_text('{"cpu_seconds": 9.0, "ended": 0}')
+    sidecar.write_text('{"cpu_seconds": 9.0}')
     assert est.measured(job, tmp_path) == (15.0, 44.0)
     sidecar.write_text("15")
     with pytest.raises(ValueError, match=r"communities_ridge.tsv.cpu: not a job CPU sidecar"):
@@ -541,7 +541,7 @@ def test_a_job_writes_its_own_cpu_beside_its_benchmark_and_clears_a_stale_one(tm
     (tmp_path / "results" / "logs" / "jab" / "jplus").mkdir(parents=True)
     sidecar = tmp_path / (BENCHMARKS["jab_jplus_cell"].format(**WC) + JOB_CPU_SUFFIX)
     sidecar.parent.mkdir(parents=True)
-    sidecar.write_text('{"cpu_seconds": 999.0, "ended": 0}')  # an earlier run's
+    sidecar.write_text('{"cpu_seconds": 999.0}')  # an earlier run's
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     run = [sys.executable, "-c", _JOB]
     subprocess.run([*run, "crash"], cwd=tmp_path, env=env, check=False)

@@ -133,7 +133,7 @@ def estimate(
 def run_start(units: UnitCosts) -> float:
     """Seconds a run spends outside its jobs on one machine (``run_start``: Snakemake's parse,
     DAGs and start-of-run estimate, and its wrap-up; 0 when the table has none)."""
-    return units.get("run_start") if ("run_start", "") in units.rows else 0.0
+    return units.get("run_start") if units.has("run_start") else 0.0
 
 
 def _hours(h: float) -> str:
@@ -243,20 +243,25 @@ def measured(job: Job, workdir) -> tuple[float, float] | None:
         return None
     path = Path(workdir) / pattern.format(**job.wildcards)
     try:
-        rows = list(csv.DictReader(path.read_text().splitlines(), delimiter="\t"))
+        rows = benchmark_rows(path)
     except FileNotFoundError:
         return None
+    if not rows:
+        return None
+    cpu, wall = (sum(col) / len(rows) for col in zip(*rows, strict=True))
+    return max(cpu, job_cpu(path)), wall
+
+
+def benchmark_rows(path: Path) -> list[tuple[float, float]]:
+    """(CPU seconds, wall seconds) of each row of a Snakemake benchmark file."""
+    rows = csv.DictReader(Path(path).read_text().splitlines(), delimiter="\t")
     try:
-        cpu = [float(r["cpu_time"]) for r in rows]
-        wall = [float(r["s"]) for r in rows]
+        return [(float(r["cpu_time"]), float(r["s"])) for r in rows]
     except (KeyError, TypeError, ValueError):
         raise ValueError(
             f"{path}: not a Snakemake benchmark file (columns s and cpu_time); delete it and "
             "rerun the job"
         ) from None
-    if not rows:
-        return None
-    return max(sum(cpu) / len(cpu), job_cpu(path)), sum(wall) / len(wall)
 
 
 def job_cpu(benchmark: Path) -> float:
@@ -464,9 +469,8 @@ def outside_jobs(workdir) -> float | None:
     The log is the last one that started before the first job and ended after the last."""
     spans = []
     for path in Path(workdir, "results", "benchmarks").rglob("*.tsv"):
-        rows = list(csv.DictReader(path.read_text().splitlines(), delimiter="\t"))
         end = path.stat().st_mtime
-        spans += [(end - float(r["s"]), end) for r in rows[-1:]]
+        spans += [(end - wall, end) for _, wall in benchmark_rows(path)[-1:]]
     if not spans:
         return None
     first, last = min(s for s, _ in spans), max(e for _, e in spans)

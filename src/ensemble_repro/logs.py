@@ -47,7 +47,7 @@ def _write_job_cpu(path: str) -> None:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         tmp = f"{path}.tmp{os.getpid()}"
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({"cpu_seconds": round(job_cpu_seconds(), 3), "ended": time.time()}, fh)
+            json.dump({"cpu_seconds": round(job_cpu_seconds(), 3)}, fh)
         os.replace(tmp, path)
     except OSError:  # the measurement is a courtesy to the estimate: never fail the job for it
         pass
