@@ -209,3 +209,33 @@ def test_registry_rule_texts_are_written_over_the_margins_the_evaluators_use():
     has("jab.bagging_helps_nn", mg.NO_GAIN)
     has("jab.fixed_vs_random_b", mg.FVR_COVERAGE_TOL, *mg.FVR_WIDTH)
     has("jab.cheaper_than_ensemble", mg.CHEAPER_THAN)
+
+
+def test_a_row_whose_verdict_flips_under_a_setting_is_flagged_fragile():
+    from ensemble_repro.claims.rules import robust_to
+    from ensemble_repro.claims.table import claim_row
+
+    robust = robust_to("reproduced", {"fit_on_train": "not reproduced", "lr_0.1": "reproduced"})
+    row = claim_row(
+        "qwyc.beats_fixed_orders", "nomao", ours="-", verdict="reproduced", robust_to=robust
+    )
+    assert row["fragile"] == "fit_on_train"
+    steady = robust_to("reproduced", {"lr_0.1": "reproduced"})
+    assert (
+        claim_row(
+            "qwyc.beats_fixed_orders", "nomao", ours="-", verdict="reproduced", robust_to=steady
+        )["fragile"]
+        == ""
+    )
+
+
+def test_a_need_beyond_the_data_is_out_of_reach_not_a_request():
+    from ensemble_repro.claims.rules import Interval, repeats_needed
+
+    iv = Interval(0.90, 0.80, 1.00, "wilson", 143)
+    within = repeats_needed(iv, low=0.85, unit="test rows", available=10_000)
+    assert within.startswith("about ") and within.endswith(" test rows")
+    needed = int(within.split()[1])
+    assert repeats_needed(iv, low=0.85, unit="test rows", available=needed - 1) == (
+        f"out of reach with this data set (needs about {needed} test rows, has {needed - 1})"
+    )

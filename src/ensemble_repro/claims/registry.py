@@ -42,6 +42,7 @@ COLUMNS = (
     "n_repeats",
     "interval",
     "robust_to",
+    "fragile",
     "rule",
     "timing",
     "effect",

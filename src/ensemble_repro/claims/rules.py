@@ -33,6 +33,8 @@ DECIDED = (REPRODUCED, PARTLY, NOT_REPRODUCED)
 LEVEL = 0.95
 #: Family-wise error level of the per-cell checks (:func:`holm`).
 CELL_LEVEL = 0.05
+#: How :func:`robust_to` names the settings a verdict flips under (:func:`flips_in` reads it).
+FLIPS = "flips under: "
 #: ``repeats_needed`` beyond this multiple of the run's repeats reads "more than 10x this scale".
 SCALE_LIMIT = 10
 
@@ -247,6 +249,7 @@ def repeats_needed(
     low: float = -math.inf,
     high: float = math.inf,
     unit: str = "trials",
+    available: int | None = None,
 ) -> str:
     """How many repeats would decide the band ``[low, high]`` at the observed variance.
 
@@ -263,12 +266,17 @@ def repeats_needed(
         The claim's band (one end may be infinite).
     unit : str
         What a repeat is ("trials", "seeds", "refits", "test rows").
+    available : int, optional
+        The most repeats the data can give (the test rows a data set holds): a need beyond it
+        is said to be out of reach rather than asked for.
 
     Returns
     -------
     str
-        ``"about 14 trials"``, ``"more than 10x this scale (over 30 trials)"``, or, when one
-        repeat gave no spread, ``"2 or more trials (one repeat has no spread)"``.
+        ``"about 14 trials"``, ``"more than 10x this scale (over 30 trials)"``, when one
+        repeat gave no spread ``"2 or more trials (one repeat has no spread)"``, and beyond
+        ``available`` ``"out of reach with this data set (needs about 499 test rows, has
+        143)"``.
 
     Examples
     --------
@@ -276,7 +284,23 @@ def repeats_needed(
     'about 13 trials'
     >>> repeats_needed(Interval(0.85, 0.80, 0.90, "t", 5), low=0.85)
     'more than 10x this scale (over 50 trials)'
+    >>> repeats_needed(Interval(0.90, 0.80, 1.00, "t", 5), low=0.85, unit="test rows", available=8)
+    'out of reach with this data set (needs about 13 test rows, has 8)'
     """
+    need = _repeats_needed(interval, low, high, unit)
+    if available is None or not need:
+        return need
+    if need.startswith("about "):
+        if int(need.split()[1]) <= available:
+            return need
+        return f"out of reach with this data set (needs {need}, has {available})"
+    limit = SCALE_LIMIT * interval.n
+    if need.startswith("more than") and limit > available:
+        return f"out of reach with this data set (needs over {limit} {unit}, has {available})"
+    return need
+
+
+def _repeats_needed(interval: Interval, low: float, high: float, unit: str) -> str:
     if band_verdict(interval, low, high) != INCONCLUSIVE:
         return ""
     n = interval.n
@@ -484,8 +508,23 @@ def robust_to(main: str, settings: dict[str, str]) -> str:
         return f"0 of 0{tail}"
     flips = [s for s, v in decided.items() if v != main]
     same = len(decided) - len(flips)
-    named = f"flips under: {', '.join(flips)}" if flips else ", ".join(decided)
+    named = f"{FLIPS}{', '.join(flips)}" if flips else ", ".join(decided)
     return f"{same} of {len(decided)} ({named}){tail}"
+
+
+def flips_in(robust: str) -> str:
+    """The sensitivity settings a :func:`robust_to` text says the verdict flips under
+    (``""`` when none): a claims row with any is flagged ``fragile``.
+
+    Examples
+    --------
+    >>> flips_in("1 of 3 (flips under: fit_on_train, learning_rate_0.1); undecided under: x")
+    'fit_on_train, learning_rate_0.1'
+    >>> flips_in("2 of 2 (median, trimmed_mean)")
+    ''
+    """
+    _, sep, tail = robust.partition(FLIPS)
+    return tail.split(")")[0] if sep else ""
 
 
 def robust_across(main: str, check: Callable[[object], str], settings: Mapping[str, object]) -> str:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..papers import CLAIMS, PAPERS
 from .registry import COLUMNS
-from .rules import INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Interval
+from .rules import INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Interval, flips_in
 
 #: The numeric columns of a claims table (the forest plot reads them).
 EFFECT_COLUMNS = ("effect", "effect_low", "effect_high", "band_low", "band_high")
@@ -48,7 +48,8 @@ def claim_row(
     n_repeats : int
         Independent repeats behind the interval.
     robust_to : str
-        See :func:`ensemble_repro.claims.rules.robust_to`.
+        See :func:`ensemble_repro.claims.rules.robust_to`; the settings it says the verdict
+        flips under fill the ``fragile`` column (:func:`ensemble_repro.claims.rules.flips_in`).
     reason : str
         Why the claim is not testable (required for that verdict).
     repeats_needed : str
@@ -98,6 +99,7 @@ def claim_row(
         "n_repeats": int(n_repeats),
         "interval": interval.text() if isinstance(interval, Interval) else interval,
         "robust_to": robust_to,
+        "fragile": flips_in(robust_to),
         "rule": c.rule,
         "timing": c.timing,
         "effect": effect.estimate if effect else nan,
