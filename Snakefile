@@ -4,18 +4,39 @@
 #   Hajdu et al. (2020) stochastic knapsack ensemble selection  -> results/knapsack/
 # Usage: snakemake --cores N [--configfile config/quick.yaml]; see README.md.
 
+import os
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
-from ensemble_repro.config import BASE_CONFIG, ConfigError, base_config, load_yaml_file
-
 min_version("9.0")
+
+# This checkout: every file the workflow ships (configs, measured costs, profiles) is read from
+# here, never from the run directory, so that a deploying workflow (module use,
+# workflow/Snakefile) needs only its own config/config.yaml. workflow.basedir would be the
+# deploying Snakefile's folder there.
+REPO = Path(workflow.current_basedir.get_path_or_uri(secret_free=True)).resolve()
+
+try:
+    from ensemble_repro.config import (
+        BASE_CONFIG,
+        CONTAINER_ENV,
+        ConfigError,
+        base_config,
+        load_yaml_file,
+    )
+except ModuleNotFoundError as err:
+    raise WorkflowError(
+        f"The workflow needs the ensemble-repro package in the Python that runs Snakemake "
+        f"({err}). Install it with its workflow layer from this checkout: "
+        f"pip install '{REPO}[workflow]' "
+        f"(or `make reproduce`, which makes .venv with it)."
+    ) from None
 
 # The base config: the run directory's config/config.yaml, else the one beside this Snakefile.
 # Each --configfile (config/quick.yaml, config/smoke.yaml, yours) is an overlay merged on top.
-BASE = str(base_config(".", fallback=Path(workflow.basedir) / BASE_CONFIG))
+BASE = str(base_config(".", fallback=REPO / BASE_CONFIG))
 
 # Snakemake's own message for a config file it cannot parse names neither file nor line.
 try:
@@ -25,6 +46,10 @@ except ConfigError as err:
 
 
 configfile: BASE
+
+
+# The image for `--sdm apptainer` (built from the Dockerfile; docs/deploy.md), when named.
+container: os.environ.get(CONTAINER_ENV) or None
 
 
 # The report's front page: what the workflow does and the verdict summary.

@@ -749,6 +749,9 @@ def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]
 
 #: Environment variable that overrides ``data.mirror`` (the Makefile's ``MIRROR=`` sets it).
 MIRROR_ENV = "ENSEMBLE_REPRO_MIRROR"
+#: Environment variable naming the container image (a .sif file or a docker:// URI) that
+#: `snakemake --sdm apptainer` runs every rule in (the Dockerfile builds it).
+CONTAINER_ENV = "ENSEMBLE_REPRO_CONTAINER"
 
 
 def apply_env_overrides(config: dict) -> dict:

@@ -16,24 +16,33 @@ from .io import read_json, write_json
 
 
 def software_versions() -> dict[str, str]:
-    """Versions of Python and of the numeric stack that can change results."""
-    import matplotlib
+    """Versions of Python and of the numeric stack that can change results.
+
+    matplotlib is listed where it is installed: the experiment jobs' environment
+    (envs/library.yaml) leaves it out.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
     import numba
     import numpy
     import pandas
     import scipy
     import sklearn
 
-    return {
+    out = {
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "numba": numba.__version__,
         "pandas": pandas.__version__,
         "scipy": scipy.__version__,
         "scikit-learn": sklearn.__version__,
-        "matplotlib": matplotlib.__version__,
-        "ensemble_repro": __version__,
     }
+    try:
+        out["matplotlib"] = version("matplotlib")
+    except PackageNotFoundError:
+        pass
+    out["ensemble_repro"] = __version__
+    return out
 
 
 def input_checksums(prepared_json: Iterable[str | os.PathLike]) -> dict[str, Any]:

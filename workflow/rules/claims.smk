@@ -20,7 +20,7 @@ from ensemble_repro.rule_keys import verdict_keys
 # The scale each paper's claims rows were made at (smoke / quick / paper / custom), told from
 # the config values its verdicts rest on; read by the claims scripts from the environment, not
 # from params, so that a config file changing none of those values reruns no claims job.
-SHIPPED_SCALES = shipped_scales(Path(workflow.basedir) / "config")
+SHIPPED_SCALES = shipped_scales(REPO / "config")
 os.environ[SCALE_ENV] = json.dumps(
     {p: scale_label(config, verdict_keys(p, config), SHIPPED_SCALES) for p in PAPERS}
 )
@@ -43,7 +43,7 @@ rule jab_claims:
         BENCHMARKS["jab_claims"]
     localrule: True
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -78,7 +78,7 @@ rule qwyc_claims:
         BENCHMARKS["qwyc_claims"]
     localrule: True
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -105,7 +105,7 @@ rule knapsack_claims:
         BENCHMARKS["knapsack_claims"]
     localrule: True
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -136,7 +136,7 @@ rule verdict_forest:
         paper=regex_choice(list(PAPERS)),
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -179,7 +179,7 @@ rule table_html:
         BENCHMARKS["table_html"]
     localrule: True
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=500,

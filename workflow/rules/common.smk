@@ -22,8 +22,11 @@ from ensemble_repro.data import DataError, preflight, prepared_names_for
 from ensemble_repro.papers import PAPERS
 from ensemble_repro.rule_keys import BENCHMARKS, FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
 
-# Conda environment used by every rule (`--sdm conda`); path relative to this directory.
-ENV = "../../envs/ensemble-repro.yaml"
+# The conda environments of `--sdm conda`, paths relative to this directory. LIB_ENV, the slim
+# library stack, serves data, experiments and claims; REPORT_ENV adds matplotlib for the jobs
+# that draw. The container image (Dockerfile) holds both.
+LIB_ENV = "../../envs/library.yaml"
+REPORT_ENV = "../../envs/report.yaml"
 SCHEMA = "../schemas/config.schema.yaml"
 
 
@@ -296,7 +299,7 @@ def start_of_run():
         _check_cluster(jobs, cores, args)
     if dag.estimate_skipped():
         return
-    root = Path(workflow.main_snakefile).parent
+    root = REPO
     slurm = schedule.load_profile(root / estimate.SLURM_PROFILE)
     try:
         # unit costs scaled to this machine (its kernels timed once, then cached), and the

@@ -24,7 +24,7 @@ rule fetch:
         BENCHMARKS["fetch"]
     retries: 2
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -45,7 +45,7 @@ rule prepare:
     benchmark:
         BENCHMARKS["prepare"]
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     # Measured (benchmark max_rss, 2-core box): blog 390 MB, nomao 280 MB, the others < 170 MB;
     # every job < 15 s. MEPS could not be measured (not staged): it is read in chunks of 5000 rows.

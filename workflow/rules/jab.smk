@@ -71,7 +71,7 @@ rule jab_main_cell:
     group:
         "jab_grid"
     conda:
-        ENV
+        LIB_ENV
     threads: 2  # trials side by side in 2 worker processes; each method is timed alone
     resources:
         mem_mb=2000,
@@ -95,7 +95,7 @@ rule jab_jplus_cell:
     group:
         "jab_grid"
     conda:
-        ENV
+        LIB_ENV
     threads: 1  # n fits per trial; the main-grid jobs hold the parallelism
     resources:
         mem_mb=1500,
@@ -119,7 +119,7 @@ rule jab_fixed_vs_random_cell:
     group:
         "jab_grid"
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=1500,
@@ -144,7 +144,7 @@ rule jab_without_replacement_cell:
     group:
         "jab_grid"
     conda:
-        ENV
+        LIB_ENV
     threads: 2  # as jab_main_cell: trials side by side, each method timed alone
     resources:
         mem_mb=2000,
@@ -189,7 +189,7 @@ rule jab_collect:
         BENCHMARKS["jab_collect"]
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -227,7 +227,7 @@ rule jab_figures:
         BENCHMARKS["jab_figures"]
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -255,7 +255,7 @@ rule jab_tables:
         BENCHMARKS["jab_tables"]
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=1000,

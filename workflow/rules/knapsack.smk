@@ -26,7 +26,7 @@ KNAPSACK_POOLS = (
 KN = "results/knapsack"
 # Measured training-time costs: committed under the repository (KNAPSACK_COSTS), read by
 # every pool job and written only by the deliberate knapsack_costs target (make knapsack-costs).
-KN_COSTS_ROOT = workflow.basedir
+KN_COSTS_ROOT = REPO
 KN_COSTS_NEEDED = "measured" in [
     config["knapsack"]["cost"],
     *config["knapsack"]["cost_sensitivity"],
@@ -82,7 +82,7 @@ rule knapsack_examples:
     benchmark:
         BENCHMARKS["knapsack_examples"]
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=500,
@@ -110,7 +110,7 @@ rule knapsack_pool:
     group:
         "knapsack_grid"
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=1500,
@@ -133,7 +133,7 @@ rule knapsack_measure_costs:
     benchmark:
         BENCHMARKS["knapsack_measure_costs"]
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=1500,
@@ -155,7 +155,7 @@ rule knapsack_costs:
         BENCHMARKS["knapsack_costs"]
     localrule: True
     conda:
-        ENV
+        LIB_ENV
     params:
         root=KN_COSTS_ROOT,
     script:
@@ -187,7 +187,7 @@ rule knapsack_select:
     group:
         "knapsack_grid"
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -242,7 +242,7 @@ rule knapsack_summary:
         BENCHMARKS["knapsack_summary"]
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=1000,

@@ -81,7 +81,7 @@ rule qwyc_model:
     benchmark:
         BENCHMARKS["qwyc_model"]
     conda:
-        ENV
+        LIB_ENV
     threads: 1  # GBTs are trained single-threaded so results do not depend on --cores
     resources:
         mem_mb=1000,
@@ -106,7 +106,7 @@ rule qwyc_sweep:
     group:
         "qwyc_grid"
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=QWYC_MEM_MB,
@@ -140,7 +140,7 @@ rule qwyc_figure:
         BENCHMARKS["qwyc_figure"]
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -167,7 +167,7 @@ rule qwyc_sensitivity:
     group:
         "qwyc_grid"
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=QWYC_MEM_MB,
@@ -197,7 +197,7 @@ rule qwyc_sensitivity_figure:
         BENCHMARKS["qwyc_sensitivity_figure"]
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -224,7 +224,7 @@ rule qwyc_timing:
     benchmark:
         BENCHMARKS["qwyc_timing"]
     conda:
-        ENV
+        LIB_ENV
     threads: 1  # one core: per-example times of the three methods are measured side by side
     resources:
         mem_mb=2500,
@@ -253,7 +253,7 @@ rule qwyc_refits:
     benchmark:
         BENCHMARKS["qwyc_refits"]
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=QWYC_MEM_MB,
@@ -279,7 +279,7 @@ rule qwyc_paper_vs_ours:
         BENCHMARKS["qwyc_paper_vs_ours"]
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=500,

@@ -27,7 +27,7 @@ rule paper_vs_ours:
         BENCHMARKS["paper_vs_ours"]
     localrule: True
     conda:
-        ENV
+        REPORT_ENV
     threads: 1
     resources:
         mem_mb=500,
@@ -58,7 +58,7 @@ rule results_index:
         BENCHMARKS["results_index"]
     localrule: True
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=500,

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from ...io import read_parquet
-from ...plotting import paper_style
 from .cells import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed
 from .names import AGG_LABEL, JAB_FIGURES, JAB_TABLES
 
@@ -89,6 +88,8 @@ def grid_figure(
 ):
     """3 x 3 grid of box plots over trials (rows data sets, columns learners, x = m/n)."""
     import matplotlib.pyplot as plt
+
+    from ...plotting import paper_style
 
     paper_style()
     fig, axes = plt.subplots(
