@@ -205,6 +205,27 @@ def test_error_is_blamed_on_the_layer_that_set_the_key():
     assert "overlay config file" not in _error(cfg, layers=layers)
 
 
+def test_a_missing_key_is_blamed_on_the_base_config_not_on_the_mirror_variable():
+    """A key no layer sets belongs in the base config, whatever layer comes last."""
+    cfg = {"seed": 0, "data": {"mirror": "/m"}}
+    layers = [
+        ("config/config.yaml", {"seed": 0}),
+        ("the environment variable ENSEMBLE_REPRO_MIRROR", {"data": {"mirror": ""}}),
+    ]
+    lines = _error(cfg, source=layers[-1][0], layers=layers).splitlines()[1:]
+    missing = [line for line in lines if "is missing" in line]
+    assert any("'jab' is missing under <top level>" in line for line in missing), lines
+    assert any("'base_url' is missing under data" in line for line in missing), lines
+    assert all(line.endswith("Fix it in config/config.yaml.") for line in missing), lines
+
+
+def test_check_config_says_so_when_the_config_is_valid(capsys):
+    assert main(["config/smoke.yaml"]) == 0
+    assert capsys.readouterr().out == (
+        "config OK: config/config.yaml + config/smoke.yaml (schema and cross-field rules)\n"
+    )
+
+
 def test_yaml_syntax_error_names_file_line_and_column(tmp_path):
     bad = tmp_path / "my.yaml"
     bad.write_text("seed: 1\njab:\n  alpha: [0.1\n  n_trials: 3\n")

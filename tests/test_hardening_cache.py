@@ -161,7 +161,7 @@ def test_own_link_in_own_directory_is_followed(env, monkeypatch):
 
 
 def test_planted_fifo_is_refused_without_hanging(env):
-    cache = env / "xdg" / "ensemble_repro"
+    cache = env / "xdg" / "ensemble-repro"
     cache.mkdir(parents=True, mode=0o700)
     os.mkfifo(cache / _lib_name(), 0o600)
     with pytest.raises(PermissionError, match="not a regular file"):

@@ -6,9 +6,11 @@ or file to uid 12345; the checks are on ownership and mode, which root does not 
 
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
+from ensemble_repro.cache import cache_dir
 from ensemble_repro.qwyc import timing
 
 OTHER_UID = 12345
@@ -29,7 +31,7 @@ def env(monkeypatch, tmp_path):
 
 def test_default_cache_is_private_dir_in_xdg_cache_home(env):
     timing._library()
-    cache = env / "xdg" / "ensemble_repro"
+    cache = env / "xdg" / "ensemble-repro"
     st = os.stat(cache)
     assert st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) == 0o700
     lib = cache / _lib_name()
@@ -44,14 +46,39 @@ def test_home_cache_when_xdg_unset(monkeypatch, tmp_path):
     monkeypatch.delenv("ENSEMBLE_REPRO_CACHE", raising=False)
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert timing._cache_dir() == tmp_path / ".cache" / "ensemble_repro"
+    assert cache_dir() == tmp_path / ".cache" / "ensemble-repro"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")  # ignored, as the XDG spec says
-    assert timing._cache_dir() == tmp_path / ".cache" / "ensemble_repro"
+    assert cache_dir() == tmp_path / ".cache" / "ensemble-repro"
+
+
+def test_one_cache_folder_as_platformdirs_names_it_for_kernels_and_calibrations(
+    monkeypatch, tmp_path
+):
+    """The timing kernels and the machine calibrations share the folder platformdirs gives the
+    distribution's name (the test-only oracle; the library keeps its own three lines)."""
+    import platformdirs
+
+    from ensemble_repro.cost import machine
+    from ensemble_repro.cost.units import UnitCosts
+
+    reference = UnitCosts().reference_kernels()
+
+    monkeypatch.delenv("ENSEMBLE_REPRO_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for xdg in (None, str(tmp_path / "xdg")):
+        if xdg is None:
+            monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+        expected = Path(platformdirs.user_cache_dir("ensemble-repro"))
+        assert cache_dir() == expected
+        machine.machine_units(measure=lambda families: {f: reference[f] for f in families})
+        assert [p.parent for p in expected.rglob("*.json")] == [expected]
 
 
 @pytest.mark.parametrize("override", [False, True])
 def test_refuses_directory_owned_by_another_user(env, monkeypatch, override):
-    cache = env / "planted" if override else env / "xdg" / "ensemble_repro"
+    cache = env / "planted" if override else env / "xdg" / "ensemble-repro"
     if override:
         monkeypatch.setenv("ENSEMBLE_REPRO_CACHE", str(cache))
     cache.mkdir(parents=True, mode=0o700)
@@ -62,7 +89,7 @@ def test_refuses_directory_owned_by_another_user(env, monkeypatch, override):
 
 
 def test_refuses_group_writable_directory(env):
-    cache = env / "xdg" / "ensemble_repro"
+    cache = env / "xdg" / "ensemble-repro"
     cache.mkdir(parents=True)
     os.chmod(cache, 0o770)
     with pytest.raises(PermissionError, match=r"writable by group or others \(mode 770\).*chmod"):
@@ -70,7 +97,7 @@ def test_refuses_group_writable_directory(env):
 
 
 def test_refuses_planted_library_owned_by_another_user(env):
-    cache = env / "xdg" / "ensemble_repro"
+    cache = env / "xdg" / "ensemble-repro"
     cache.mkdir(parents=True, mode=0o700)
     lib = cache / _lib_name()
     lib.write_bytes(b"not a library: loading it would run someone else's code")
@@ -80,7 +107,7 @@ def test_refuses_planted_library_owned_by_another_user(env):
 
 
 def test_refuses_group_writable_library_and_symlink(env, tmp_path):
-    cache = env / "xdg" / "ensemble_repro"
+    cache = env / "xdg" / "ensemble-repro"
     timing._library()
     lib = cache / _lib_name()
     os.chmod(lib, 0o775)

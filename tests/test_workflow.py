@@ -158,6 +158,7 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     assert "## Summary" in (smoke_cores2 / VERDICT_MD).read_text()
     report = run_snakemake(smoke_cores2, "--report", "results/report.html", cores=1)
     assert report.returncode == 0, report.stdout[-3000:]
+    assert "cost estimate" not in report.stdout  # the report step runs no job
     html = (results / "report.html").read_text(errors="ignore")
     # the front page carries the verdict summary; the verdict page and tables show inline
     assert "Verdict summary" in html and "Verdicts per paper" in html

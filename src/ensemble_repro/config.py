@@ -472,7 +472,9 @@ def explain(error: jsonschema.ValidationError, schema: dict) -> tuple[list, str]
             f"Fix the spelling or remove the key"
         )
     if error.validator == "required":
-        return path, (
+        # the missing key's own path: no layer sets it, so the base config is blamed
+        missing = error.message.split(" ")[0].strip("'")
+        return [*path, missing], (
             f"config key {error.message.split(' ')[0]} is missing under {where}; add it "
             f"(see config/config.yaml for the default)"
         )
@@ -555,7 +557,7 @@ def validate_config(
 def _report(problems, layers: Layers, source: str) -> str:
     lines, from_cli = [], False
     for path, text in problems:
-        where = source_of(path, layers, source)
+        where = source_of(path, layers, layers[0][0] if layers else source)
         from_cli |= where == COMMAND_LINE
         preposition = "on" if where == COMMAND_LINE else "in"
         lines.append(f"{text.rstrip('.')}. Fix it {preposition} {where}.")
@@ -791,6 +793,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, OSError) as err:
         print(err, file=sys.stderr)
         return 1
+    print(f"config OK: {' + '.join(source for source, _ in layers)} (schema and cross-field rules)")
     return 0
 
 

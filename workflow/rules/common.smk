@@ -287,8 +287,8 @@ def start_of_run():
     cores = workflow.resource_settings.cores or 1
     args = _cli_args()
     on_slurm = args is not None and args.executor == "slurm"
-    if dag.estimate_skipped() and not on_slurm:
-        return
+    if (dag.estimate_skipped() and not on_slurm) or getattr(args, "report", None):
+        return  # asked not to, or `--report`, which runs no job
     try:
         jobs, pending = dag.run_jobs(workflow, settings)
     except dag.DagError as err:  # the run's own DAG build then stops it with the reason

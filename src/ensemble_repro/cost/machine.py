@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..cache import cache_dir as user_cache_dir
 from .units import UnitCosts
 
 
@@ -40,15 +41,6 @@ def machine_key() -> dict[str, str | int]:
     except OSError:
         pass
     return {"hostname": platform.node(), "cpu_model": model, "cores": os.cpu_count() or 1}
-
-
-def machine_cache_dir() -> Path:
-    """Where machine calibrations are kept: ``$ENSEMBLE_REPRO_CACHE``, else
-    ``$XDG_CACHE_HOME/ensemble-repro``, else ``~/.cache/ensemble-repro``."""
-    if os.environ.get(MACHINE_CACHE_ENV):
-        return Path(os.environ[MACHINE_CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "ensemble-repro"
 
 
 def _kernel_data(n: int, p: int, classes: bool = False):
@@ -130,7 +122,6 @@ KERNELS = {
 }
 KERNEL_FAMILIES = tuple(KERNELS)
 #: Environment variable naming the machine-calibration cache folder.
-MACHINE_CACHE_ENV = "ENSEMBLE_REPRO_CACHE"
 #: Timings of each kernel; the median is kept (the first run pays for lazy imports).
 KERNEL_REPEATS = 3
 
@@ -237,7 +228,7 @@ def machine_calibration(
     Parameters
     ----------
     cache_dir : str or Path, optional
-        Folder of the cache files (:func:`machine_cache_dir` by default); one file per
+        Folder of the cache files (:func:`ensemble_repro.cache.cache_dir` by default); one file per
         machine key.
     key : dict, optional
         The machine key (:func:`machine_key` by default).
@@ -286,7 +277,7 @@ def machine_calibration(
 
 def _cache_path(cache_dir, key: dict) -> Path:
     """The cache file of the machine ``key`` (one per key) in ``cache_dir``."""
-    folder = Path(cache_dir) if cache_dir is not None else machine_cache_dir()
+    folder = Path(cache_dir) if cache_dir is not None else user_cache_dir()
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     return folder / f"machine-{digest}.json"
 

@@ -6,11 +6,11 @@ leaf value to the running score and applies the step's stop test (bin lookup by 
 for Fan, one comparison pair for QWYC), so elapsed time is proportional to the trees actually
 evaluated. The full ensemble is timed with the same kernel and a never-stopping cascade. The
 kernel is compiled with the system C compiler on first use into the user's cache directory
-(``$XDG_CACHE_HOME/ensemble_repro``, else ``~/.cache/ensemble_repro``; ``ENSEMBLE_REPRO_CACHE``
-overrides it), keyed by the source's hash. The directory and the library must be the user's own
-and not writable by group or others, no directory or link on the way to them may be changeable
-by another user, and the library is loaded from the very descriptor that was checked; else
-loading is refused.
+(:func:`ensemble_repro.cache.cache_dir`: ``~/.cache/ensemble-repro`` unless
+``XDG_CACHE_HOME`` or ``ENSEMBLE_REPRO_CACHE`` say otherwise), keyed by the source's hash. The
+directory and the library must be the user's own and not writable by group or others, no
+directory or link on the way to them may be changeable by another user, and the library is
+loaded from the very descriptor that was checked; else loading is refused.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..cache import cache_dir
 from .cascade import Cascade
 from .trees import FlatForest
 
@@ -69,17 +70,6 @@ void cascade_eval(const double *X, long n, long d,
     }
 }
 """
-
-
-def _cache_dir() -> Path:
-    """``$ENSEMBLE_REPRO_CACHE``, else ``$XDG_CACHE_HOME/ensemble_repro``, else
-    ``~/.cache/ensemble_repro`` (a relative ``XDG_CACHE_HOME`` is ignored, as the XDG spec says)."""
-    env = os.environ.get("ENSEMBLE_REPRO_CACHE")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    root = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return root / "ensemble_repro"
 
 
 #: Symbolic links followed at most on the way to the cache (the kernel allows 40 too).
@@ -233,7 +223,7 @@ def _library() -> ctypes.CDLL:
     check and the load.
     """
     tag = hashlib.sha256(_SOURCE.encode()).hexdigest()[:16]
-    cache = _cache_dir()
+    cache = cache_dir()
     lib = cache / f"cascade_{tag}.so"
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     dfd = _open_private_dir(cache)
