@@ -248,9 +248,9 @@ def reading_match(rates: pd.DataFrame, sampler: str, moves: str) -> tuple[float,
     dist = np.maximum(
         (both["rate"] - KN_PAPER_MC).abs(), (both["success_rate_sa"] - KN_PAPER_SA).abs()
     )
-    b = both.loc[dist.idxmin()]
-    near_sa = sa.loc[(sa["success_rate"] - KN_PAPER_SA).abs().idxmin()]
-    near_mc = mc.loc[(mc["rate"] - KN_PAPER_MC).abs().idxmin()]
+    b = both.iloc[int(np.argmin(dist.to_numpy()))]
+    near_sa = sa.iloc[int(np.argmin((sa["success_rate"] - KN_PAPER_SA).abs().to_numpy()))]
+    near_mc = mc.iloc[int(np.argmin((mc["rate"] - KN_PAPER_MC).abs().to_numpy()))]
     text = (
         f"n = {b.n}, N = {b.within_evaluations}: MC {b.rate:.1%} (sampled "
         f"{b.success_rate_mc:.1%}) vs SA {b.success_rate_sa:.1%}; nearest to the paper's SA "
