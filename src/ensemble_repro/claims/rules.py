@@ -484,7 +484,7 @@ def logit(p: float | np.ndarray) -> float | np.ndarray:
 
     Examples
     --------
-    >>> round(logit(0.5), 6), round(float(logit(1.0)), 3)
+    >>> round(float(logit(0.5)), 6), round(float(logit(1.0)), 3)
     (0.0, 9.21)
     """
     q = np.clip(p, PROPORTION_CLIP, 1 - PROPORTION_CLIP)
@@ -496,7 +496,7 @@ def expit(x: float | np.ndarray) -> float | np.ndarray:
 
     Examples
     --------
-    >>> round(expit(0.0), 6)
+    >>> round(float(expit(0.0)), 6)
     0.5
     """
     return 1 / (1 + np.exp(-x))
