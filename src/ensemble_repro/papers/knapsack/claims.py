@@ -995,7 +995,8 @@ def evaluate(
         Pool name -> its ``runs/<pool>.csv`` (rows with a ``setting`` ``cost=<kind>`` are the
         cost sensitivity runs, ``sa_init=<start>`` SA from another start).
     mc_sampler : str
-        Monte Carlo reading of the primary verdict (``knapsack.mc_sampler``).
+        The configured Monte Carlo reading (``knapsack.mc_sampler``): primary when the
+        paper's numbers identify no reading (:func:`primary_reading`).
     evaluations : int
         N, the evaluations each adversarial search got (``knapsack.adversarial.evaluations``).
     stop_variants : sequence of str
