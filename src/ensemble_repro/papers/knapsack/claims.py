@@ -905,8 +905,9 @@ def beta_fit_verdict(rejected: bool, power: float) -> str:
 
 
 def _members_needed(r) -> str:
+    """The members an underpowered beta_fit row would need (``members_for_power``)."""
     k = r.members_for_power
-    if pd.isna(k) or k == "":
+    if pd.isna(k):
         return ""
     if int(k) == 0:
         mult = max(KN_GOF_SIZE_MULTIPLES)
