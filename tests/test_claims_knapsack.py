@@ -77,7 +77,7 @@ def test_mc_vs_sa_one_row_per_reading_the_primary_deciding():
     rates = _rates(100, 100, samplers=("uniform_subset", "uniform_size"), moves=("swap", "ar"))
     rates.loc[(rates["sampler"] == "uniform_subset"), "success_rate"] = 0.05
     rows = _of(_evaluate(rates=rates), "knapsack.mc_vs_sa")
-    assert len(rows) == 4
+    assert len(rows) == 5  # 4 readings and the every-reading row
     primary = rows["adversarial pool n=10: MC uniform_subset, SA swap (primary reading)"]
     assert primary["verdict"] == REPRODUCED
     assert "flips under" in primary["robust_to"] and "uniform_size" in primary["robust_to"]
@@ -89,10 +89,77 @@ def test_mc_vs_sa_one_row_per_reading_the_primary_deciding():
 def test_mc_vs_sa_reads_the_success_rates_at_n_from_config():
     rates = pd.concat([_rates(96, 5, at=30), _rates(100, 100, at=300)])
     rows = _of(_evaluate(rates=rates, evaluations=300), "knapsack.mc_vs_sa")
-    (row,) = rows.values()
+    row = rows["adversarial pool n=10: MC uniform_subset, SA swap (primary reading)"]
     assert row["verdict"] == NOT_REPRODUCED and row["ours"].startswith("N = 300 evaluations")
     with pytest.raises(ValueError, match=r"no success rates at N = 1000"):
         kc.mc_vs_sa(rates, 10, "uniform_subset", "swap", 1000)
+
+
+def _budgets(mc: dict, sa: dict, sampler="uniform_subset", moves="swap", n=10, runs=200):
+    """Success rates per budget: ``mc`` maps N to (sampled, exact) MC rates, ``sa`` N to SA's."""
+    rows = [
+        {"n": n, "strategy": SA, "sampler": np.nan, "moves": moves, "within_evaluations": at}
+        | {"success_rate": r, "exact_rate": np.nan, "runs": runs}
+        for at, r in sa.items()
+    ]
+    rows += [
+        {"n": n, "strategy": kc.MC, "sampler": sampler, "moves": np.nan, "within_evaluations": at}
+        | {"success_rate": r, "exact_rate": e, "runs": runs}
+        for at, (r, e) in mc.items()
+    ]
+    return pd.DataFrame(rows)
+
+
+def _record_like():
+    """The record's n = 10 adversarial rates: uniform_subset gives the paper's pair at N = 100,
+    uniform_size succeeds at 69.5% from N = 10."""
+    sa = {10: 0.59, 30: 0.965, 100: 1.0, 1000: 1.0}
+    subset = {10: (0.02, 0.0097), 30: (0.03, 0.0289), 100: (0.085, 0.0931)}
+    subset |= {1000: (0.605, 0.6236)}
+    size = {10: (0.695, 0.6513), 30: (0.97, 0.9576), 100: (1.0, 1.0), 1000: (1.0, 1.0)}
+    return pd.concat(
+        [_budgets(subset, sa), _budgets(size, {}, sampler="uniform_size")], ignore_index=True
+    )
+
+
+def test_mc_vs_sa_primary_reading_is_the_one_the_papers_numbers_identify():
+    """The configured sampler (uniform_size) cannot give MC 11%: the reading that gives the
+    paper's pair at one budget (uniform_subset, N = 100) is primary, with the evidence."""
+    rows = _of(
+        _evaluate(rates=_record_like(), mc_sampler="uniform_size", evaluations=1000),
+        "knapsack.mc_vs_sa",
+    )
+    primary = rows["adversarial pool n=10: MC uniform_subset, SA swap (primary reading)"]
+    assert "n = 10, N = 100: MC 9.3% (sampled 8.5%) vs SA 100.0%" in primary["ours"]
+    assert "96.5% at n = 10, N = 30" in primary["ours"]
+    other = rows["adversarial pool n=10: MC uniform_size, SA swap (sensitivity reading)"]
+    assert "cannot produce the paper's MC 11%" in other["ours"]
+    dist, _ = kc.reading_match(_record_like(), "uniform_size", "swap")
+    assert dist > mg.KN_READING_TOL
+
+
+def test_mc_vs_sa_exact_rate_decides():
+    """At N = 1000 MC's exact rate 0.624 against SA 200/200 puts the gap (at most 0.376)
+    below the 0.425 margin: decided, not 'inconclusive, about 1032 seeds' as the sampled
+    rate (121/200) left it."""
+    rates = _record_like()
+    verdict, ours, iv = kc.mc_vs_sa(rates, 10, "uniform_subset", "swap", 1000)
+    assert verdict == NOT_REPRODUCED
+    assert math.isclose(iv.high, 1 - 0.6236) and "exact" in iv.method
+    assert "62.4% exact" in ours
+    sampled = rates.assign(exact_rate=np.nan)
+    assert kc.mc_vs_sa(sampled, 10, "uniform_subset", "swap", 1000)[0] == INCONCLUSIVE
+
+
+def test_mc_vs_sa_every_reading_row_is_partly_when_readings_disagree():
+    rates = _rates(100, 100, samplers=("uniform_subset", "uniform_size"), moves=("swap",))
+    rates.loc[(rates["sampler"] == "uniform_subset"), "success_rate"] = 0.05
+    row = _of(_evaluate(rates=rates), "knapsack.mc_vs_sa")["every reading"]
+    assert row["verdict"] == PARTLY and row["ours"].startswith("reading-dependent")
+    assert "MC uniform_subset, SA swap: n=10 reproduced" in row["ours"]
+    assert "MC uniform_size, SA swap: n=10 not reproduced" in row["ours"]
+    same = _of(_evaluate(rates=_rates(100, 100)), "knapsack.mc_vs_sa")["every reading"]
+    assert same["verdict"] == NOT_REPRODUCED and same["ours"].startswith("the same")
 
 
 # ---------------------------------------------------------------- search claims
@@ -109,11 +176,14 @@ def _runs(
     seeds=10,
     saturated=False,
     seed=0,
+    reach=None,
 ):
     """Selection runs of SA and SS on one pool: 2 budgets x ``seeds``; free runs use 1000
     evaluations, stopped runs ``(1 - saved) * 1000`` at ``loss`` (+- ``loss_sd``) below; SS is
-    ``gap`` (+- ``gap_sd``) below SA; SA from the greedy start ``init_gap`` above."""
+    ``gap`` (+- ``gap_sd``) below SA; SA from the greedy start ``init_gap`` above; ``reach``
+    maps each search to its reached_optimum flags, cycled over seeds."""
     rng = np.random.default_rng(seed)
+    reach = reach or {SA: [True], SS: [True]}
     rows = []
     for b in (3, 5):
         for s in range(seeds):
@@ -123,6 +193,7 @@ def _runs(
             ss = sa - gap - gap_sd * rng.standard_normal()
             for st, acc in ((SA, sa), (SS, ss)):
                 free = base | {"strategy": st, "accuracy": acc, "members": "0 1 2"}
+                free |= {"reached_optimum": reach[st][s % len(reach[st])]}
                 rows.append(free | {"variant": "stop=none", "evaluations": 1000})
                 lost = loss + loss_sd * rng.standard_normal()
                 rows.append(
@@ -219,6 +290,30 @@ def test_cost_setting_is_a_sensitivity_setting():
     )
 
 
+def test_ss_adapts_better_compares_rates_of_reaching_the_optimum():
+    rows = lambda reach: _of(_evaluate({"p": _runs(reach=reach)}), "knapsack.ss_adapts_better")  # noqa: E731
+    worse = rows({SA: [True], SS: [True, False]})["p"]  # SS reaches it half as often
+    assert worse["verdict"] == NOT_REPRODUCED and math.isclose(worse["effect"], -0.5)
+    better = rows({SA: [True, False, False, False], SS: [True]})["p"]
+    assert better["verdict"] == REPRODUCED and better["band_low"] == 0.0
+    assert rows({SA: [True], SS: [True]})["p"]["verdict"] == NOT_REPRODUCED  # a tie is not better
+    mixed = rows({SA: [True, False, True, False, True], SS: [True, True, False, False, True]})
+    assert mixed["p"]["verdict"] == INCONCLUSIVE and mixed["p"]["repeats_needed"]
+    assert CLAIMS["knapsack.ss_adapts_better"].effect
+
+
+def test_sa_near_global_tolerance():
+    runs = _runs()  # SA at 0.93 against an optimum of 0.95: 0.02 away
+    row = _of(_evaluate({"p": runs}), "knapsack.sa_near_global")["p"]
+    assert row["verdict"] == NOT_REPRODUCED and math.isclose(row["effect"], 0.02)
+    close = runs.assign(optimum=0.93 + mg.KN_NEAR_GLOBAL / 2)
+    row = _of(_evaluate({"p": close, "q": close.assign(pool="q")}), "knapsack.sa_near_global")
+    assert row["p"]["verdict"] == REPRODUCED and row["p"]["band_high"] == mg.KN_NEAR_GLOBAL
+    assert row["all pools (random effects)"]["verdict"] == REPRODUCED
+    sat = _of(_evaluate({"p": _runs(saturated=True)}), "knapsack.sa_near_global")["p"]
+    assert sat["verdict"] == NOT_TESTABLE
+
+
 # ---------------------------------------------------------------- independence (section VII)
 def _votes(rows=200, members=5, shared=0.0, seed=0):
     """Member correctness on test rows: each right with p = 0.7, ``shared`` of the rows
@@ -275,13 +370,36 @@ def test_independence_on_members_without_errors_is_not_testable():
     rows = _evaluate({"banknote": runs}, uci_pools=["banknote"], votes={"banknote": perfect})
     (row,) = _of(rows, "knapsack.independence").values()
     assert row["verdict"] == NOT_TESTABLE
-    assert "right on all 80 test rows or wrong on all of them" in row["reason"]
+    assert "saturated pool" in row["reason"] and "80 test rows" in row["reason"]
     one_error = perfect.copy()
     one_error.loc[0, "m0"] = False
+    one_error.loc[0, "m1"] = False  # with m4 always wrong, row 0's vote is wrong: not constant
     assert kc.independence_untestable(_chosen(), one_error) is None
     rows = _evaluate({"banknote": runs}, uci_pools=["banknote"], votes={"banknote": one_error})
     (row,) = _of(rows, "knapsack.independence").values()
     assert row["verdict"] != NOT_TESTABLE
+
+
+def test_independence_on_a_constant_vote_is_not_testable():
+    """Banknote-like: members with a few errors each, on different rows, so the majority vote
+    is right on every test row and eq. (1) equals it to rounding."""
+    v = _votes(rows=80)
+    v[:] = True
+    for i in range(4):
+        v.loc[i, f"m{i}"] = False
+    assert "constant over the 80 test rows" in kc.independence_untestable(_chosen(), v)
+
+
+def test_independence_says_when_the_test_rows_needed_are_out_of_reach():
+    runs = _runs(pool="sonar")
+    votes = _votes(rows=60, shared=0.15)
+    (row,) = _of(
+        _evaluate({"sonar": runs}, uci_pools=["sonar"], votes={"sonar": votes}),
+        "knapsack.independence",
+    ).values()
+    assert row["verdict"] == INCONCLUSIVE
+    assert row["repeats_needed"].startswith("out of reach with this data set (needs")
+    assert row["repeats_needed"].endswith("has 60)")
 
 
 # ---------------------------------------------------------------- exact claims
@@ -347,24 +465,54 @@ def test_eq33_slightly_too_large():
     assert r["verdict"] == INCONCLUSIVE and "pool draws" in r["repeats_needed"]
 
 
-def test_beta_fit_rejections_by_holm():
-    fit = pd.DataFrame(
-        {"pool": ["a", "b"], "members": 31, "distinct_accuracies": 20, "a": 8.0, "b": 2.0}
-        | {"cvm_statistic": 0.1, "cvm_pvalue": [0.001, 0.5], "ks_distance": 0.1}
+def _fit(pvalues, power=0.9, needed=None):
+    k = len(pvalues)
+    return pd.DataFrame(
+        {"pool": list("ab")[:k], "members": 31, "grid_rows": 100, "distinct_accuracies": 20}
+        | {"a": 8.0, "b": 2.0, "bb_a": 8.0, "bb_b": 2.0, "cvm_statistic": 0.1}
+        | {"cvm_pvalue": pvalues, "power": power, "power_level": 0.025}
+        | {"members_for_power": needed}
     )
-    rows = _of(_evaluate(beta_fit=fit), "knapsack.beta_fit")
+
+
+def test_beta_fit_rejections_by_holm():
+    rows = _of(_evaluate(beta_fit=_fit([0.001, 0.5])), "knapsack.beta_fit")
     assert rows["a"]["verdict"] == NOT_REPRODUCED and rows["b"]["verdict"] == REPRODUCED
     assert rows["all UCI pools"]["verdict"] == PARTLY
-    fit["cvm_pvalue"] = [0.03, 0.04]  # each below 0.05, but not after Holm over two pools
-    assert _of(_evaluate(beta_fit=fit), "knapsack.beta_fit")["a"]["verdict"] == REPRODUCED
+    # each below 0.05, but not after Holm over two pools
+    assert _of(_evaluate(beta_fit=_fit([0.03, 0.04])), "knapsack.beta_fit")["a"]["verdict"] == (
+        REPRODUCED
+    )
 
 
-def test_beta_fit_table_on_a_beta_pool(tmp_path):
-    p = np.random.default_rng(0).beta(8, 3, 31)
-    pd.DataFrame({"member": range(31), "p": p}).to_csv(tmp_path / "x.csv", index=False)
-    a = kx.beta_fit_table([tmp_path / "x.csv"], 1, "moments")
-    assert a.equals(kx.beta_fit_table([tmp_path / "x.csv"], 1, "moments"))
+def test_beta_fit_not_rejected_counts_only_with_power():
+    rows = _of(_evaluate(beta_fit=_fit([0.5, 0.6], power=0.3, needed=124)), "knapsack.beta_fit")
+    assert rows["a"]["verdict"] == INCONCLUSIVE
+    assert rows["a"]["repeats_needed"].startswith("about 124 members")
+    assert "power 30%" in rows["a"]["ours"]
+    assert rows["all UCI pools"]["verdict"] == INCONCLUSIVE
+    none = _of(_evaluate(beta_fit=_fit([0.5], power=0.3, needed=0)), "knapsack.beta_fit")["a"]
+    assert none["repeats_needed"].startswith("more than 496 members")
+    assert kc.beta_fit_verdict(True, 0.1) == NOT_REPRODUCED
+    assert kc.beta_fit_verdict(False, mg.KN_GOF_POWER) == REPRODUCED
+
+
+def _grid_pool(tmp_path, counts, m, name="x"):
+    p = np.asarray(counts) / m
+    path = tmp_path / f"{name}.csv"
+    pd.DataFrame({"member": range(p.size), "p": p}).to_csv(path, index=False)
+    return path
+
+
+def test_beta_fit_table_on_a_beta_binomial_pool(tmp_path):
+    """Accuracies of Beta-distributed members measured on 40 rows (heavy ties): the grid test
+    does not reject them; the grid and its row count are found from the values."""
+    rng = np.random.default_rng(0)
+    path = _grid_pool(tmp_path, rng.binomial(40, rng.beta(8, 3, 31)), 40)
+    a = kx.beta_fit_table([path], 1, "moments")
+    assert a.equals(kx.beta_fit_table([path], 1, "moments"))
     assert a["cvm_pvalue"].iloc[0] > 0.05 and a["members"].iloc[0] == 31
+    assert a["grid_rows"].iloc[0] == 40 and 0 <= a["power"].iloc[0] <= 1
 
 
 # ---------------------------------------------------------------- one source for each rule
@@ -376,7 +524,9 @@ def test_beta_fit_table_on_a_beta_pool(tmp_path):
         ("knapsack.mc_vs_sa", [f"{mg.KN_GAP_MARGIN:g}"]),
         ("knapsack.lemma_iv1", [f"{mg.KN_LEMMA_MEAN_TOL:g}", f"{mg.KN_LEMMA_VAR_TOL:g}"]),
         ("knapsack.eq33_sizes", [f"{mg.KN_SLIGHT_FACTOR:g}x"]),
-        ("knapsack.beta_fit", [f"{mg.KN_GOF_LEVEL:g}"]),
+        ("knapsack.beta_fit", [f"{mg.KN_GOF_LEVEL:g}", f"{mg.KN_GOF_POWER:.0%}"]),
+        ("knapsack.mc_vs_sa", [f"{mg.KN_READING_TOL:g}"]),
+        ("knapsack.sa_near_global", [f"{mg.KN_NEAR_GLOBAL:g}"]),
         (
             "knapsack.stopping_saves",
             [f"{mg.KN_SAVED_MIN:.0%}", f"{mg.KN_LOSS_MARGIN:g}", f"{mg.KN_SATURATED:g}"],

@@ -239,3 +239,33 @@ def test_a_need_beyond_the_data_is_out_of_reach_not_a_request():
     assert repeats_needed(iv, low=0.85, unit="test rows", available=needed - 1) == (
         f"out of reach with this data set (needs about {needed} test rows, has {needed - 1})"
     )
+
+
+def test_logit_random_effects_stays_inside_zero_one():
+    """Shares near 1 (stopping savings): the DerSimonian-Laird interval on the raw scale
+    passes 1, the one pooled on logits does not, and its centre is the back-transformed mean
+    of the logits (a naive reference with equal weights for equal widths)."""
+    from ensemble_repro.claims.rules import (
+        PROPORTION_CLIP,
+        expit,
+        logit,
+        logit_random_effects,
+        random_effects,
+    )
+
+    ivs = [Interval(0.999, 0.99, 1.0, "t", 20), Interval(0.6, 0.3, 0.9, "t", 20)]
+    raw, _ = random_effects(ivs)
+    assert raw.high > 1
+    iv, note = logit_random_effects(ivs)
+    assert 0 <= iv.low <= iv.estimate <= iv.high <= 1 and "logits" in iv.method
+    same = [Interval(0.9, 0.8, 0.95, "t", 10)] * 3
+    iv, _ = logit_random_effects(same)
+    assert math.isclose(iv.estimate, 0.9) and note.startswith("heterogeneous")
+    assert math.isclose(expit(logit(0.3)), 0.3)
+    assert math.isclose(logit(0.0), -logit(1.0)) and math.isclose(
+        expit(logit(1.0)), 1 - PROPORTION_CLIP
+    )
+    tied = [Interval(0.0, 0.0, 0.0, "t", 20), Interval(0.9, 0.8, 0.95, "t", 20)]
+    assert math.isfinite(logit_random_effects(tied)[0].estimate)
+    with pytest.raises(ValueError, match="pools proportions; got estimate 1.5"):
+        logit_random_effects([Interval(1.5, 1.0, 2.0, "t", 3)])

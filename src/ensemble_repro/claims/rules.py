@@ -474,6 +474,88 @@ def random_effects(intervals: Sequence[Interval], level: float = LEVEL) -> tuple
     return iv, f"{flag}: I2 = {i2:.0%}, Q p = {p:.2g}"
 
 
+#: Proportions are kept this far inside (0, 1) before :func:`logit` (a rate of 0 or 1 has no
+#: finite logit).
+PROPORTION_CLIP = 1e-4
+
+
+def logit(p: float | np.ndarray) -> float | np.ndarray:
+    """Log-odds of a proportion, clipped into [:data:`PROPORTION_CLIP`, 1 - PROPORTION_CLIP].
+
+    Examples
+    --------
+    >>> round(float(logit(0.5)), 6), round(float(logit(1.0)), 3)
+    (0.0, 9.21)
+    """
+    q = np.clip(p, PROPORTION_CLIP, 1 - PROPORTION_CLIP)
+    return np.log(q / (1 - q))
+
+
+def expit(x: float | np.ndarray) -> float | np.ndarray:
+    """Inverse of :func:`logit`: ``1 / (1 + exp(-x))``.
+
+    Examples
+    --------
+    >>> round(float(expit(0.0)), 6)
+    0.5
+    """
+    return 1 / (1 + np.exp(-x))
+
+
+def logit_random_effects(
+    intervals: Sequence[Interval], level: float = LEVEL
+) -> tuple[Interval, str]:
+    """:func:`random_effects` of proportions (success rates, shares) on the logit scale,
+    back-transformed, so the overall interval stays inside [0, 1].
+
+    Each stratum's interval is moved to the logit scale (its ends through :func:`logit`),
+    pooled by DerSimonian-Laird there, and the pooled mean and ends are mapped back by
+    :func:`expit`. A stratum without spread on the logit scale (every repeat tied, or both
+    ends clipped) gets the smallest half-width of the others (1 when none has any), so it
+    does not outweigh every measured stratum.
+
+    Examples
+    --------
+    >>> iv, _ = logit_random_effects([Interval(0.99, 0.97, 1.0, "t", 20),
+    ...                               Interval(0.98, 0.95, 1.0, "t", 20)])
+    >>> 0 <= iv.low <= iv.estimate <= iv.high <= 1
+    True
+    """
+    for iv in intervals:
+        if not (0 <= iv.estimate <= 1):
+            raise ValueError(
+                f"logit_random_effects pools proportions; got estimate {iv.estimate} "
+                f"({iv.method}): use random_effects for other quantities"
+            )
+    moved = [
+        Interval(
+            float(logit(iv.estimate)),
+            float(logit(iv.low)) if math.isfinite(iv.low) else -math.inf,
+            float(logit(iv.high)) if math.isfinite(iv.high) else math.inf,
+            iv.method,
+            iv.n,
+        )
+        for iv in intervals
+    ]
+    halves = [(v.high - v.low) / 2 for v in moved if v.bounded and v.high > v.low]
+    floor = min(halves) if halves else 1.0
+    moved = [
+        v
+        if v.high > v.low or not v.bounded
+        else Interval(v.estimate, v.estimate - floor, v.estimate + floor, v.method, v.n)
+        for v in moved
+    ]
+    pooled, note = random_effects(moved, level)
+    back = Interval(
+        float(expit(pooled.estimate)),
+        float(expit(pooled.low)),
+        float(expit(pooled.high)),
+        f"random effects on logits {level:.0%}",
+        pooled.n,
+    )
+    return back, note
+
+
 def tally(verdicts: Sequence[str]) -> str:
     """``"2 reproduced, 1 inconclusive of 3"``: how the parts of a claim came out."""
     parts = [f"{sum(v == w for v in verdicts)} {w}" for w in VERDICTS if w in verdicts]

@@ -16,6 +16,7 @@ from ...io import read_parquet
 from ...knapsack import (
     STRATEGIES,
     affordable_size,
+    beta_gof,
     exhaustive,
     fit_beta,
     greedy_forward,
@@ -25,7 +26,16 @@ from ...knapsack import (
     stopping_rule,
 )
 from ...knapsack.pools import empirical_vote_accuracy, synthetic_pool
-from .margins import KN_LOSS_MARGIN, KN_SATURATED
+from .margins import (
+    KN_GOF_DRAWS,
+    KN_GOF_LEVEL,
+    KN_GOF_POWER,
+    KN_GOF_POWER_DRAWS,
+    KN_GOF_POWER_REPS,
+    KN_GOF_SIZE_MULTIPLES,
+    KN_LOSS_MARGIN,
+    KN_SATURATED,
+)
 from .names import synthetic_size
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
@@ -286,43 +296,66 @@ def size_estimates(cfg: dict, seed: int) -> pd.DataFrame:
 
 
 def beta_fit_table(pool_paths, seed: int, beta_fit: str) -> pd.DataFrame:
-    """Goodness of fit of a Beta law to each UCI pool's member accuracies (section IV-A).
+    """Goodness of fit of the Beta model to each UCI pool's member accuracies (section IV-A).
 
-    Cramér-von Mises test with the Beta parameters fitted by maximum likelihood and a
-    parametric-bootstrap null (:func:`scipy.stats.goodness_of_fit`, 999 draws, seeded), and
-    the Kolmogorov-Smirnov distance; ``a``, ``b`` are the ``beta_fit`` fit the stopping rule
-    uses. Accuracies are clipped into (0, 1).
+    The accuracies lie on the grid of the ``grid_rows`` selection rows they were measured on;
+    :mod:`~ensemble_repro.knapsack.beta_gof` tests the Beta-binomial law on that grid
+    (``bb_a``, ``bb_b``: its moments fit; ``cvm_statistic``, ``cvm_pvalue``: discrete
+    Cramér-von Mises, :data:`.margins.KN_GOF_DRAWS` parametric-bootstrap draws) and gives its
+    ``power`` against the two-point law of the same mean and variance at ``power_level``
+    (:data:`.margins.KN_GOF_LEVEL` over the pools, the strictest step of Holm's procedure);
+    ``members_for_power`` is the smallest pool of :data:`.margins.KN_GOF_SIZE_MULTIPLES` times
+    the members whose power reaches :data:`.margins.KN_GOF_POWER` (0: none of them; empty: the
+    pool's own size does). ``a``, ``b`` are the ``beta_fit`` fit the stopping rule uses. Each
+    pool's draws are seeded by ``seed`` and its position.
     """
-    from scipy import stats
-
     rows = []
+    level = KN_GOF_LEVEL / max(len(pool_paths), 1)
     for i, path in enumerate(pool_paths):
         pool = pd.read_csv(path)
-        p = np.clip(pool["p"].to_numpy(float), 1e-6, 1 - 1e-6)
-        a, b = fit_beta(p, beta_fit)
-        res = stats.goodness_of_fit(
-            stats.beta,
-            p,
-            known_params={"loc": 0.0, "scale": 1.0},
-            statistic="cvm",
-            n_mc_samples=999,
-            random_state=np.random.default_rng(seed + i),
-        )
-        ks = stats.kstest(p, stats.beta(a, b).cdf).statistic
+        p = pool["p"].to_numpy(float)
+        m = beta_gof.accuracy_grid(p)
+        counts = np.round(p * m).astype(int)
+        rng = np.random.default_rng([seed, i])
+        test = beta_gof.gof_test(counts, m, draws=KN_GOF_DRAWS, rng=rng)
+
+        def power_at(k, test=test, m=m, rng=rng):
+            return beta_gof.power(
+                test["a"],
+                test["b"],
+                m,
+                k,
+                level=level,
+                reps=KN_GOF_POWER_REPS,
+                draws=KN_GOF_POWER_DRAWS,
+                rng=rng,
+            )
+
+        pw = power_at(p.size)
+        needed = None
+        if pw < KN_GOF_POWER:
+            sizes = [p.size * f for f in KN_GOF_SIZE_MULTIPLES]
+            needed = next((k for k in sizes if power_at(k) >= KN_GOF_POWER), 0)
+        a, b = fit_beta(np.clip(p, 1e-6, 1 - 1e-6), beta_fit)
         rows.append(
             {
                 "pool": Path(path).stem,
                 "members": p.size,
+                "grid_rows": m,
                 "distinct_accuracies": int(np.unique(p).size),
                 "a": a,
                 "b": b,
-                "cvm_statistic": float(res.statistic),
-                "cvm_pvalue": float(res.pvalue),
-                "ks_distance": float(ks),
+                "bb_a": test["a"],
+                "bb_b": test["b"],
+                "cvm_statistic": test["statistic"],
+                "cvm_pvalue": test["pvalue"],
+                "power": pw,
+                "power_level": level,
+                "members_for_power": needed,
             }
         )
-    cols = ["pool", "members", "distinct_accuracies", "a", "b"]
-    cols += ["cvm_statistic", "cvm_pvalue", "ks_distance"]
+    cols = ["pool", "members", "grid_rows", "distinct_accuracies", "a", "b", "bb_a", "bb_b"]
+    cols += ["cvm_statistic", "cvm_pvalue", "power", "power_level", "members_for_power"]
     return pd.DataFrame(rows, columns=cols)
 
 

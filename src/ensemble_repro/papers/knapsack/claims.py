@@ -26,12 +26,15 @@ from ...claims.rules import (
     combine_parts,
     equivalence,
     holm,
+    logit_random_effects,
     newcombe_diff,
     one_sided,
     random_effects,
     repeats_needed,
     robust_to,
     t_interval,
+    tally,
+    wilson,
 )
 from ...claims.table import claim_row, untestable
 from ...io import read_parquet
@@ -42,13 +45,19 @@ from .margins import (
     KN_COMPETITIVE_MARGIN,
     KN_GAP_MARGIN,
     KN_GOF_LEVEL,
+    KN_GOF_POWER,
+    KN_GOF_SIZE_MULTIPLES,
     KN_INDEPENDENCE_MARGIN,
     KN_INIT_MARGIN,
     KN_LEMMA_MEAN_TOL,
     KN_LEMMA_TAIL,
     KN_LEMMA_VAR_TOL,
     KN_LOSS_MARGIN,
+    KN_NEAR_GLOBAL,
+    KN_PAPER_MC,
+    KN_PAPER_SA,
     KN_PROP_TOL,
+    KN_READING_TOL,
     KN_SATURATED,
     KN_SAVED_MIN,
     KN_SLIGHT_FACTOR,
@@ -182,13 +191,22 @@ def _greedy_rows(table: pd.DataFrame) -> list[dict]:
 # ---------------------------------------------------------------- section III: MC vs SA
 
 
+def _mc_rate(mc) -> float:
+    """Monte Carlo's success rate: the exact rate where the table has it, else the sampled one."""
+    exact = getattr(mc, "exact_rate", math.nan)
+    return float(exact) if pd.notna(exact) else float(mc.success_rate)
+
+
 def mc_vs_sa(
     rates: pd.DataFrame, n: int, sampler: str, moves: str, evaluations: int
 ) -> tuple[str, str, Interval]:
     """SA (move set ``moves``) minus Monte Carlo (reading ``sampler``) success rate on the
-    adversarial pool of size n after N = ``evaluations`` energy evaluations, with Newcombe's
-    interval: reproduced when it lies at or above :data:`KN_GAP_MARGIN` (half the paper's
-    gap), not reproduced when it lies below, else inconclusive."""
+    adversarial pool of size n after N = ``evaluations`` energy evaluations: reproduced when
+    its interval lies at or above :data:`KN_GAP_MARGIN` (half the paper's gap), not
+    reproduced when it lies below, else inconclusive.
+
+    Where the table holds MC's exact rate (no sampling error) the interval is SA's Wilson
+    interval minus that rate; otherwise Newcombe's interval on the two sampled rates."""
     at = rates[(rates["n"] == n) & (rates["within_evaluations"] == evaluations)]
     if not len(at):
         raise ValueError(
@@ -198,13 +216,71 @@ def mc_vs_sa(
     sa = at[(at["strategy"] == SA) & (at["moves"] == moves)].iloc[0]
     mc = at[(at["strategy"] == MC) & (at["sampler"] == sampler)].iloc[0]
     k_sa, k_mc = round(sa.success_rate * sa.runs), round(mc.success_rate * mc.runs)
-    iv = newcombe_diff(k_sa, int(sa.runs), k_mc, int(mc.runs))
+    exact = "exact_rate" in at and pd.notna(mc.exact_rate)
+    if exact:
+        w = wilson(k_sa, int(sa.runs))
+        e = float(mc.exact_rate)
+        iv = Interval(
+            w.estimate - e, w.low - e, w.high - e, "Wilson 95% on SA minus MC's exact rate", w.n
+        )
+        mc_text = f"{e:.1%} exact ({k_mc}/{mc.runs} sampled)"
+    else:
+        iv = newcombe_diff(k_sa, int(sa.runs), k_mc, int(mc.runs))
+        mc_text = f"{mc.success_rate:.0%} ({k_mc}/{mc.runs})"
     verdict = one_sided(iv, low=KN_GAP_MARGIN)
     ours = (
         f"N = {evaluations} evaluations: SA [{moves}] {sa.success_rate:.0%} ({k_sa}/{sa.runs}), "
-        f"MC [{sampler}] {mc.success_rate:.0%} ({k_mc}/{mc.runs}); SA - MC {iv.estimate:+.2f}"
+        f"MC [{sampler}] {mc_text}; SA - MC {iv.estimate:+.2f}"
     )
     return verdict, ours, iv
+
+
+def reading_match(rates: pd.DataFrame, sampler: str, moves: str) -> tuple[float, str]:
+    """How near a reading (MC ``sampler``, SA ``moves``) comes to the paper's pair (MC 11%,
+    SA 96%): the smallest, over pool sizes and budgets, of the larger of |MC - 11%| and
+    |SA - 96%| at the same size and budget (MC's exact rate where there is one), with the
+    cell that gives it in words. The reading produces the paper's numbers when this is at most
+    :data:`KN_READING_TOL`."""
+    mc = rates[(rates["strategy"] == MC) & (rates["sampler"] == sampler)]
+    mc = mc.assign(rate=[_mc_rate(r) for r in mc.itertuples()])
+    sa = rates[(rates["strategy"] == SA) & (rates["moves"] == moves)]
+    both = mc.merge(sa, on=["n", "within_evaluations"], suffixes=("_mc", "_sa"))
+    dist = np.maximum(
+        (both["rate"] - KN_PAPER_MC).abs(), (both["success_rate_sa"] - KN_PAPER_SA).abs()
+    )
+    b = both.iloc[int(np.argmin(dist.to_numpy()))]
+    near_sa = sa.iloc[int(np.argmin((sa["success_rate"] - KN_PAPER_SA).abs().to_numpy()))]
+    near_mc = mc.iloc[int(np.argmin((mc["rate"] - KN_PAPER_MC).abs().to_numpy()))]
+    text = (
+        f"n = {b.n}, N = {b.within_evaluations}: MC {b.rate:.1%} (sampled "
+        f"{b.success_rate_mc:.1%}) vs SA {b.success_rate_sa:.1%}; nearest to the paper's SA "
+        f"96%: {near_sa.success_rate:.1%} at n = {near_sa.n}, N = {near_sa.within_evaluations}; "
+        f"nearest to its MC 11%: {near_mc.rate:.1%} at n = {near_mc.n}, "
+        f"N = {near_mc.within_evaluations}"
+    )
+    best = float(dist.min())
+    return best, text
+
+
+def primary_reading(
+    rates: pd.DataFrame, readings: Sequence[tuple[str, str]]
+) -> tuple[tuple[str, str], dict[tuple[str, str], tuple[float, str]]]:
+    """The reading the paper's own numbers identify: the one of ``readings`` (configured
+    first) with the smallest :func:`reading_match` distance when it is within
+    :data:`KN_READING_TOL`, else the configured one. Returns it and every reading's match."""
+    match = {r: reading_match(rates, *r) for r in readings}
+    best = min(readings, key=lambda r: match[r][0])
+    return (best if match[best][0] <= KN_READING_TOL else readings[0]), match
+
+
+def _reading_evidence(reading, match, primary) -> str:
+    dist, cell = match[reading]
+    if dist <= KN_READING_TOL:
+        how = f"produces the paper's MC 11% / SA 96% (within {KN_READING_TOL:g})"
+    else:
+        how = f"cannot produce the paper's MC 11% / SA 96% (closest {dist:.2f} off)"
+    chosen = "; primary by that rule" if reading == primary else ""
+    return f"this reading {how}: {cell}{chosen}"
 
 
 def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str, evaluations: int) -> list[dict]:
@@ -212,29 +288,62 @@ def _mc_vs_sa_rows(rates: pd.DataFrame, main_sampler: str, evaluations: int) -> 
     rates = rates.assign(sampler=rates["sampler"].fillna(""), moves=rates["moves"].fillna(""))
     samplers = list(dict.fromkeys(rates.loc[rates["strategy"] == MC, "sampler"]))
     moves = list(dict.fromkeys(rates.loc[rates["strategy"] == SA, "moves"]))
-    main = main_sampler if main_sampler in samplers else samplers[0]
-    readings = [(main, moves[0])] + [
-        (s, m) for s in samplers for m in moves if (s, m) != (main, moves[0])
+    configured = main_sampler if main_sampler in samplers else samplers[0]
+    readings = [(configured, moves[0])] + [
+        (s, m) for s in samplers for m in moves if (s, m) != (configured, moves[0])
     ]
+    primary, match = primary_reading(rates, readings)
+    readings = [primary] + [r for r in readings if r != primary]
     band = (KN_GAP_MARGIN, math.inf)
+    parts, need = {}, []
     for n in sorted(rates["n"].unique()):
         verdicts = {r: mc_vs_sa(rates, n, *r, evaluations) for r in readings}
-        primary = verdicts[readings[0]][0]
+        first = verdicts[primary][0]
         flips = {f"mc_sampler={s}, sa_moves={m}": verdicts[(s, m)][0] for s, m in readings[1:]}
-        for i, (s, m) in enumerate(readings):
+        for s, m in readings:
             verdict, ours, iv = verdicts[(s, m)]
-            label = "primary reading" if i == 0 else "sensitivity reading"
+            parts[(s, m, n)] = verdict
+            if verdict == INCONCLUSIVE:
+                need.append(f"MC {s}, SA {m}, n={n}: {repeats_needed(iv, *band, unit='seeds')}")
+            label = "primary reading" if (s, m) == primary else "sensitivity reading"
             rows.append(
                 _effect_row(
                     "knapsack.mc_vs_sa",
                     f"adversarial pool n={n}: MC {s}, SA {m} ({label})",
                     iv,
-                    ours=ours,
+                    ours=f"{ours}. {_reading_evidence((s, m), match, primary)}",
                     verdict=verdict,
                     band=band,
-                    robust=robust_to(primary, flips) if i == 0 else "-",
+                    robust=robust_to(first, flips) if (s, m) == primary else "-",
                 )
             )
+    per = {
+        f"MC {s}, SA {m}": combine_parts(
+            v for (s2, m2, _), v in parts.items() if (s2, m2) == (s, m)
+        )
+        for s, m in readings
+    }
+    verdict = combine_parts(per.values())
+    dependent = len(set(per.values())) > 1
+    each = "; ".join(
+        f"{k}: "
+        + ", ".join(f"n={n} {v}" for (s, m, n), v in parts.items() if f"MC {s}, SA {m}" == k)
+        for k in per
+    )
+    rows.append(
+        _row(
+            "knapsack.mc_vs_sa",
+            "every reading",
+            ours=(
+                f"{'reading-dependent' if dependent else 'the same under every reading'} "
+                f"at N = {evaluations}: {each}"
+            ),
+            verdict=verdict,
+            interval=f"{len(parts)} parts (reading x pool size), each decided above",
+            n=len(parts),
+            need="; ".join(need) if verdict == INCONCLUSIVE else "",
+        )
+    )
     return rows
 
 
@@ -329,12 +438,17 @@ def init_effect(runs: pd.DataFrame, check: pd.DataFrame) -> Interval | None:
     return t_interval(diff) if len(diff) else None
 
 
-def _overall(ivs: Mapping[str, Interval | None]) -> tuple[Interval | None, str]:
+def _overall(
+    ivs: Mapping[str, Interval | None], proportion: bool = False
+) -> tuple[Interval | None, str]:
     """Random-effects estimate over the pools (None with fewer than two) and its
-    heterogeneity text."""
+    heterogeneity text; a ``proportion`` (a share in [0, 1]) is pooled on the logit scale so
+    its interval stays inside [0, 1]."""
     ivs = [v for v in ivs.values() if v is not None]
     if len(ivs) < 2:
         return None, ""
+    if proportion:
+        return logit_random_effects(ivs)
     halves = [(v.high - v.low) / 2 for v in ivs if v.bounded and v.high > v.low]
     floor = min(halves) if halves else MIN_HALF_WIDTH
     return random_effects([_with_spread(v, floor) for v in ivs])
@@ -437,7 +551,9 @@ def _search_rows(
         pooled = {}
         notes = []
         for k in keys:
-            re, note = _overall({pool: p.get(k) for pool, p in stop_parts.items()})
+            re, note = _overall(
+                {pool: p.get(k) for pool, p in stop_parts.items()}, proportion=k.endswith("saved")
+            )
             if re is not None:
                 pooled[k] = re
                 notes.append(f"{k}: {note}" if note else k)
@@ -538,6 +654,84 @@ def _search_rows(
     return rows
 
 
+def adapts_effect(runs: pd.DataFrame) -> Interval | None:
+    """Stochastic search's minus SA's rate of reaching the cell's optimum (no rule), paired by
+    budget and seed, over the runs in unsaturated cells; None when every cell is saturated."""
+    keys = ["pool", "budget_multiple", "seed"]
+    s = _live(runs[runs["variant"] == NO_RULE])
+    ss = s[s["strategy"] == SS].set_index(keys)["reached_optimum"].astype(float)
+    sa = s[s["strategy"] == SA].set_index(keys)["reached_optimum"].astype(float)
+    diff = (ss - sa).dropna()
+    return t_interval(diff) if len(diff) else None
+
+
+def adapts_verdict(iv: Interval) -> str:
+    """ "The stochastic search adapts better than SA": reproduced when the interval of
+    :func:`adapts_effect` lies above 0, not reproduced when it lies at or below 0 (a tie is
+    not better), else inconclusive."""
+    if not iv.bounded:
+        return INCONCLUSIVE
+    if iv.low > 0:
+        return REPRODUCED
+    return NOT_REPRODUCED if iv.high <= 0 else INCONCLUSIVE
+
+
+def near_global_effect(runs: pd.DataFrame) -> Interval | None:
+    """The cell's optimum q minus SA's best q (no rule) over SA's runs in unsaturated cells;
+    None when every cell is saturated."""
+    sa = _live(runs[(runs["variant"] == NO_RULE) & (runs["strategy"] == SA)])
+    gap = (sa["optimum"] - sa["accuracy"]).dropna()
+    return t_interval(gap) if len(gap) else None
+
+
+def _sa_ss_rows(runs: Mapping[str, pd.DataFrame]) -> list[dict]:
+    """ss_adapts_better and sa_near_global: one row per pool and an overall (random-effects)
+    row, on the main setting's runs."""
+    claims = (
+        (
+            "knapsack.ss_adapts_better",
+            adapts_effect,
+            adapts_verdict,
+            (0.0, math.inf),
+            "SS - SA rate of reaching the optimum",
+        ),
+        (
+            "knapsack.sa_near_global",
+            near_global_effect,
+            lambda iv: one_sided(iv, high=KN_NEAR_GLOBAL),
+            (-math.inf, KN_NEAR_GLOBAL),
+            "optimum - SA best q",
+        ),
+    )
+    rows = []
+    for claim_id, effect, decide, band, words in claims:
+        ivs = {}
+        for pool, r in runs.items():
+            r = r[r["setting"].fillna("") == ""] if "setting" in r else r
+            iv = effect(r)
+            if iv is None:
+                rows.append(
+                    untestable(
+                        claim_id, pool, f"every cell saturated (optimum q >= {KN_SATURATED})"
+                    )
+                )
+                continue
+            ivs[pool] = iv
+            rows.append(
+                _effect_row(
+                    claim_id,
+                    pool,
+                    iv,
+                    ours=f"{words} {iv.estimate:+.4f} over {iv.n} runs in unsaturated cells",
+                    verdict=decide(iv),
+                    band=band,
+                    unit="runs",
+                )
+            )
+        rows += _overall_rows(claim_id, ivs, words, decide, band)
+    return rows
+
+
 # ---------------------------------------------------------------- section VII: independence
 
 
@@ -604,21 +798,26 @@ def _chosen_ensembles(runs: pd.DataFrame) -> tuple[list[np.ndarray], np.ndarray]
 
 
 def independence_untestable(runs: pd.DataFrame, correct: pd.DataFrame) -> str | None:
-    """Why the pool's test rows cannot test the independence model, or None when they can.
+    """Why the pool's test rows cannot test the independence model (a saturated pool), or None
+    when they can.
 
-    When every member of the chosen ensembles is right on every test row (or wrong on every
-    one), eq. (1) and the majority vote agree under any dependence between members: the
-    difference :func:`independence` measures is 0 by construction, not a finding."""
+    Saturated: every chosen ensemble's majority vote is the same on every test row (all right,
+    or all wrong). The held-out side then has no row on which dependence between members could
+    change the vote, and eq. (1) at members this accurate equals it to rounding: the difference
+    :func:`independence` measures is 0 by construction, not a finding. This covers chosen
+    members that are each right on every test row or wrong on every one."""
     chosen = _chosen_ensembles(runs)
     if chosen is None:
         return None
     x = np.asarray(correct, dtype=bool)
-    used = np.unique(np.concatenate(chosen[0]))
-    if (x[:, used].all(axis=0) | ~x[:, used].any(axis=0)).all():
+    votes = [x[:, e].sum(axis=1) > e.size / 2 for e in chosen[0]]
+    if all(v.all() or not v.any() for v in votes):
+        right = sum(bool(v.all()) for v in votes)
         return (
-            f"each of the {used.size} members the searches chose is right on all "
-            f"{x.shape[0]} test rows or wrong on all of them, so eq. (1) equals the vote "
-            "under any dependence: this pool cannot test the assumption"
+            f"saturated pool: the majority vote of each of the {len(votes)} ensembles the "
+            f"searches chose is constant over the {x.shape[0]} test rows ({right} right on "
+            "every row), so no row can show the effect of dependence and eq. (1) equals the "
+            "vote by construction"
         )
     return None
 
@@ -696,6 +895,28 @@ def _size_rows(sizes: pd.DataFrame) -> list[dict]:
     return rows
 
 
+def beta_fit_verdict(rejected: bool, power: float) -> str:
+    """A pool's Beta-fit verdict: rejected -> not reproduced; not rejected -> reproduced only
+    when the test had power >= :data:`KN_GOF_POWER` against the two-point alternative, else
+    inconclusive (a test that could not have rejected a misfit decides nothing)."""
+    if rejected:
+        return NOT_REPRODUCED
+    return REPRODUCED if power >= KN_GOF_POWER else INCONCLUSIVE
+
+
+def _members_needed(r) -> str:
+    """The members an underpowered beta_fit row would need (``members_for_power``)."""
+    k = r.members_for_power
+    if pd.isna(k):
+        return ""
+    if int(k) == 0:
+        mult = max(KN_GOF_SIZE_MULTIPLES)
+        return (
+            f"more than {mult * int(r.members)} members (power below {KN_GOF_POWER:.0%} at {mult}x)"
+        )
+    return f"about {int(k)} members (power {KN_GOF_POWER:.0%} against the two-point law)"
+
+
 def _beta_fit_rows(fit: pd.DataFrame) -> list[dict]:
     rows = []
     if not len(fit):
@@ -703,23 +924,27 @@ def _beta_fit_rows(fit: pd.DataFrame) -> list[dict]:
     rejected = holm(fit["cvm_pvalue"].tolist(), level=KN_GOF_LEVEL)
     verdicts = []
     for r, rej in zip(fit.itertuples(), rejected, strict=True):
-        verdict = NOT_REPRODUCED if rej else REPRODUCED
+        verdict = beta_fit_verdict(rej, float(r.power))
         verdicts.append(verdict)
         rows.append(
             claim_row(
                 "knapsack.beta_fit",
                 r.pool,
                 ours=(
-                    f"Beta({r.a:.3g}, {r.b:.3g}) on {r.members} member accuracies "
-                    f"({r.distinct_accuracies} distinct): Cramér-von Mises p = "
-                    f"{r.cvm_pvalue:.3f} ({'rejected' if rej else 'not rejected'} by Holm at "
-                    f"{KN_GOF_LEVEL:g} over {len(fit)} pools), KS distance "
-                    f"{r.ks_distance:.3f}; a test on {r.members} values detects only a gross "
-                    "misfit"
+                    f"Beta-binomial({r.grid_rows}, {r.bb_a:.3g}, {r.bb_b:.3g}) on {r.members} "
+                    f"member accuracies ({r.distinct_accuracies} distinct on the 1/{r.grid_rows} "
+                    f"grid): discrete Cramér-von Mises p = {r.cvm_pvalue:.3f} "
+                    f"({'rejected' if rej else 'not rejected'} by Holm at {KN_GOF_LEVEL:g} over "
+                    f"{len(fit)} pools); power {r.power:.0%} at level {r.power_level:.3g} against "
+                    "the two-point law of the same mean and variance"
                 ),
                 verdict=verdict,
-                interval=f"CvM p {r.cvm_pvalue:.3f} (parametric bootstrap, n = {r.members})",
+                interval=(
+                    f"CvM p {r.cvm_pvalue:.3f} (Beta-binomial parametric bootstrap, "
+                    f"n = {r.members}); power {r.power:.0%}"
+                ),
                 n_repeats=int(r.members),
+                repeats_needed=_members_needed(r) if verdict == INCONCLUSIVE else "",
             )
         )
     if len(verdicts) > 1:
@@ -727,11 +952,16 @@ def _beta_fit_rows(fit: pd.DataFrame) -> list[dict]:
             claim_row(
                 "knapsack.beta_fit",
                 "all UCI pools",
-                ours=f"{sum(v == REPRODUCED for v in verdicts)} of {len(verdicts)} pools "
-                f"not rejected (Holm at {KN_GOF_LEVEL:g})",
+                ours=f"{tally(verdicts)} pools (Holm at {KN_GOF_LEVEL:g}; not rejected counts "
+                f"only with power >= {KN_GOF_POWER:.0%})",
                 verdict=combine_parts(verdicts),
                 interval=f"smallest CvM p {fit['cvm_pvalue'].min():.3f}",
                 n_repeats=len(verdicts),
+                repeats_needed=(
+                    "the underpowered pools above, with the members they need"
+                    if combine_parts(verdicts) == INCONCLUSIVE
+                    else ""
+                ),
             )
         )
     return rows
@@ -766,7 +996,8 @@ def evaluate(
         Pool name -> its ``runs/<pool>.csv`` (rows with a ``setting`` ``cost=<kind>`` are the
         cost sensitivity runs, ``sa_init=<start>`` SA from another start).
     mc_sampler : str
-        Monte Carlo reading of the primary verdict (``knapsack.mc_sampler``).
+        The configured Monte Carlo reading (``knapsack.mc_sampler``): primary when the
+        paper's numbers identify no reading (:func:`primary_reading`).
     evaluations : int
         N, the evaluations each adversarial search got (``knapsack.adversarial.evaluations``).
     stop_variants : sequence of str
@@ -801,6 +1032,7 @@ def evaluate(
         rows += _beta_fit_rows(beta_fit)
     main, others = (stop_variants[0], list(stop_variants[1:])) if stop_variants else (None, [])
     rows += _search_rows(runs, main, others)
+    rows += _sa_ss_rows(runs)
     band = (-KN_INDEPENDENCE_MARGIN, KN_INDEPENDENCE_MARGIN)
     for i, pool in enumerate(p for p in runs if p in uci_pools):
         if votes is None or pool not in votes:
@@ -814,6 +1046,7 @@ def evaluate(
         iv = independence(r, votes[pool], seed=seed + i)
         if iv is None:
             continue
+        verdict = equivalence(iv, *band)
         rows.append(
             _effect_row(
                 "knapsack.independence",
@@ -821,9 +1054,11 @@ def evaluate(
                 iv,
                 ours=f"model q (test-row member accuracies) - held-out vote accuracy "
                 f"{iv.estimate:+.4f} over {iv.n} test rows",
-                verdict=equivalence(iv, *band),
+                verdict=verdict,
                 band=band,
-                unit="test rows",
+                need=repeats_needed(iv, *band, unit="test rows", available=iv.n)
+                if verdict == INCONCLUSIVE
+                else "",
             )
         )
     rows.append(

@@ -14,6 +14,10 @@ KN_WORKED_TOL = 5e-5
 KN_PAPER_MC, KN_PAPER_SA = 0.11, 0.96
 #: SA - MC success rate the claim needs: half the paper's 85-point gap.
 KN_GAP_MARGIN = (KN_PAPER_SA - KN_PAPER_MC) / 2
+#: [I] The paper gives neither the pool size nor the budget of its MC and SA runs: a reading
+#: (MC sampler, SA move set) produces the paper's pair when at one pool size and budget both
+#: its rates lie within this of 11% and 96%.
+KN_READING_TOL = 0.05
 #: "saves a large amount of search time": at least this share of the evaluations saved ...
 KN_SAVED_MIN = 0.5
 #: ... "to build accurate ensembles": while losing less than this much best q (non-inferiority
@@ -45,3 +49,15 @@ KN_PROP_TOL = 0.05
 KN_SLIGHT_FACTOR = 1.5
 #: "Beta distributions fit practical problems very well": the goodness-of-fit test's level.
 KN_GOF_LEVEL = 0.05
+#: A Beta law not rejected counts as a fit only when the test had at least this power against
+#: the two-point alternative (:mod:`ensemble_repro.knapsack.beta_gof`).
+KN_GOF_POWER = 0.8
+#: [I] Parametric-bootstrap draws of the goodness-of-fit null; power replicates (each with
+#: KN_GOF_POWER_DRAWS null draws); pool sizes tried (multiples of the pool's) for the members
+#: that would reach KN_GOF_POWER.
+KN_GOF_DRAWS = 999
+KN_GOF_POWER_REPS = 100
+KN_GOF_POWER_DRAWS = 199
+KN_GOF_SIZE_MULTIPLES = (2, 4, 8, 16)
+#: [I] "SA is close to the global extremum": SA's best q at most this far below the optimum.
+KN_NEAR_GLOBAL = 0.005
