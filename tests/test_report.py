@@ -46,7 +46,9 @@ def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monke
     pvo.write_text("# J+aB paper vs ours\n\n| claim | ours |\n|---|---|\n| coverage 0.9 | 0.91 |\n")
     patterns = [
         OutputPattern("jab_tables", "results/jab/tables/{table}.csv", str(cap)),
-        OutputPattern("prepare", "results/data/{name}.json", None, "One tidy table."),
+        OutputPattern(
+            "prepare", "results/data/{name}.json", None, "One tidy table\n    per set | sidecar."
+        ),
     ]
     # the verdicts' scales: a paper run now, one kept from an earlier run
     row = claim_row(
@@ -63,7 +65,10 @@ def test_index_lists_every_file_with_rule_caption_and_provenance(tmp_path, monke
         "| `jab/tables/S2.csv` | Table S2 of the paper | `jab_tables` | seed 7; "
         "data blogData_train.csv f3cc953ea991…" in text
     )
-    assert "| `data/blog.json` | One tidy table. | `prepare` |" in text
+    # a multi-line docstring is one cell, its pipe escaped: every table row keeps its 4 cells
+    assert "| `data/blog.json` | One tidy table per set \\| sidecar. | `prepare` |" in text
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert rows and all(len(re.findall(r"(?<!\\)\|", line)) == 5 for line in rows), rows
     assert "| `jab/tables/S2.provenance.json` | provenance of `S2.csv` | `jab_tables` |" in text
     assert "| coverage 0.9 | 0.91 |" in text
     assert "x.log" not in text and ".S2.csv.tmp" not in text

@@ -5,6 +5,7 @@ Every run happens in a scratch directory on the offline mirror with the smoke co
 
 import gzip
 import os
+import re
 import signal
 import subprocess
 import time
@@ -159,6 +160,12 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     report = run_snakemake(smoke_cores2, "--report", "results/report.html", cores=1)
     assert report.returncode == 0, report.stdout[-3000:]
     assert "cost estimate" not in report.stdout  # the report step runs no job
+    # jobs that work for more than a few seconds say what they are doing as they go
+    logs = results / "logs"
+    timing = (logs / "qwyc" / "timing" / "adult.log").read_text()
+    assert re.search(r"qwyc timing adult: compiled cascades, split 1/\d+ ", timing), timing
+    examples = (logs / "knapsack" / "examples.log").read_text()
+    assert "knapsack examples: the adversarial pool's searches (section III)" in examples
     html = (results / "report.html").read_text(errors="ignore")
     # the front page carries the verdict summary; the verdict page and tables show inline
     assert "Verdict summary" in html and "Verdicts per paper" in html

@@ -3,7 +3,7 @@ Lemma IV.1 and the ensemble-size estimates of eqs. (22) and (33) (section IV).""
 
 from ensemble_repro.logs import setup_logging
 
-setup_logging(snakemake.log[0])
+log = setup_logging(snakemake.log[0])
 
 from ensemble_repro.io import write_csv, write_markdown  # noqa: E402
 from ensemble_repro.papers.knapsack import cells  # noqa: E402
@@ -11,8 +11,11 @@ from ensemble_repro.papers.knapsack.plots import lemma_figure  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
 
 params, out = snakemake.params.cfg, snakemake.output
+log.info("knapsack examples: the worked example (section II)")
 worked = cells.worked_example()
+log.info("knapsack examples: the adversarial pool's searches (section III)")
 runs, rates = cells.adversarial(params["knapsack"], params["seed"])
+log.info("knapsack examples: Lemma IV.1, greedy worst cases, ensemble-size estimates")
 lemma = cells.lemma_iv1_table()
 greedy = cells.greedy_worst_case(params["knapsack"], params["seed"])
 sizes = cells.size_estimates(params["knapsack"], params["seed"])

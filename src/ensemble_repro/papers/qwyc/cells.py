@@ -815,12 +815,16 @@ def timing_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int):
         views = Views(arrays)
         X = arrays["X_test"]
         seen, rows, runs = set(), [], []
-        for split in range(n_splits_of(arrays)):
+        n_splits = n_splits_of(arrays)
+        progress = Progress(n_splits, f"qwyc timing {dataset}: compiled cascades, split", log)
+        for split in range(n_splits):
             v = views.view(split, q)
             if v.key in seen:
+                progress.step("shares an earlier fit: timed there")
                 continue
             seen.add(v.key)
             part, per_run = _time_fit(v, X, sweeps, dataset, q, seed, split)
+            progress.step(f"timed ({q['timing']['runs']} runs over {len(X)} test rows)")
             rows.append(part)
             runs.append(per_run)
         return pd.concat(rows, ignore_index=True), pd.concat(runs, ignore_index=True)
