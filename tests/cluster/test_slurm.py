@@ -289,6 +289,32 @@ def test_workflow_completes_through_slurm(slurm_run):
     assert slurm_run.job_ids, "no job was submitted to SLURM"
 
 
+def test_the_estimate_prices_the_cores_a_node_has_not_the_profiles(tmp_path):
+    """The profile asks 8 cores per job; on the test node's fewer CPUs the run lowers them, and
+    the estimate it prints says the lowered count."""
+    cluster = _start_cluster()
+    cmd = snakemake_cmd(tmp_path, "-n", profile=None)
+    at = cmd.index("--cores")
+    del cmd[at : at + 2]  # the profile's cores, as a user running it would get
+    env = workflow_env()
+    env["ENSEMBLE_REPRO_SLURM_ACCOUNT"] = "root"
+    env["ENSEMBLE_REPRO_SLURM_PARTITION"] = cluster.partition
+    proc = subprocess.run(
+        [*cmd, "--profile", str(SLURM_PROFILE)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert f"per-job cores lowered from 8 to {cluster.cpus}" in proc.stdout, proc.stdout[-3000:]
+    s = "" if cluster.cpus == 1 else "s"
+    assert re.search(rf"cost estimate \(.*\): .* on {cluster.cpus} core{s}\b", proc.stdout)
+    assert " on 8 cores" not in proc.stdout
+
+
 def test_jobs_really_ran_under_slurm(slurm_run):
     assert slurm_run.job_ids, "no job was submitted to SLURM"
     rows = _sacct(slurm_run.job_ids)

@@ -247,7 +247,7 @@ def _cli_args():
 
 def _check_cluster(jobs, cores, args):
     """Stop before any submission when the SLURM cluster cannot run the jobs; lower the
-    per-job cores to the partition's nodes when they have fewer."""
+    per-job cores to the partition's nodes when they have fewer. Returns the per-job cores."""
     from ensemble_repro import cluster
 
     explicit = any(
@@ -273,6 +273,7 @@ def _check_cluster(jobs, cores, args):
             f"partition {part.name} have {part.cpus} CPUs"
         )
         workflow.global_resources["_cores"] = per_job
+    return min(per_job, cores)
 
 
 def start_of_run():
@@ -296,11 +297,13 @@ def start_of_run():
         logger.warning(f"{checks} unavailable: {err}")
         return
     if on_slurm:
-        _check_cluster(jobs, cores, args)
+        cores = _check_cluster(jobs, cores, args)
     if dag.estimate_skipped():
         return
     root = REPO
     slurm = schedule.load_profile(root / estimate.SLURM_PROFILE)
+    if on_slurm:  # the cores each SLURM job gets here, the nodes' CPUs at most
+        slurm = {**slurm, "cores": cores}
     try:
         # unit costs scaled to this machine (its kernels timed once, then cached), and the
         # share of a core a job gets at the current load
