@@ -5,7 +5,7 @@ import os
 import pandas as pd
 import pytest
 
-from ensemble_repro.io import atomic_path, write_csv, write_json, write_text
+from ensemble_repro.io import atomic_path, markdown_table, write_csv, write_json, write_text
 
 
 @pytest.fixture
@@ -38,3 +38,37 @@ def test_failed_write_leaves_nothing(tmp_path):
         tmp.write_text("half")
         raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
+
+
+def _cells(md: str) -> list[list[str]]:
+    """The cells of a Markdown table's rows (the separator row left out), stripped."""
+    rows = [line for line in md.splitlines() if line.startswith("|")]
+    return [[c.strip() for c in r.strip("|").split("|")] for i, r in enumerate(rows) if i != 1]
+
+
+def test_markdown_tables_hold_the_cells_pandas_to_markdown_gives():
+    """The project's writer (no tabulate at run time) against pandas' own, cell for cell."""
+    import numpy as np
+
+    df = pd.DataFrame(
+        {
+            "method": ["J+aB", "J+ensemble", "x"],
+            "coverage": [0.90123, np.nan, 1.0],
+            "n": [3, 40000, -1],
+            "seconds": [123456.7, 1e-7, 0.5],
+            "fixed": [True, False, True],
+        }
+    )
+    oracle = df.to_markdown(index=False, tablefmt="github", floatfmt=".4g")
+    assert _cells(markdown_table(df)) == _cells(oracle)
+
+
+def test_markdown_cells_with_line_breaks_or_pipes_keep_one_line_per_row():
+    df = pd.DataFrame({"rule a | b": ["two\nlines", "x|y"], "v": [1, 2]})
+    lines = markdown_table(df).splitlines()
+    assert lines == [
+        "| rule a \\| b | v |",
+        "|---|---|",
+        "| two lines | 1 |",
+        "| x\\|y | 2 |",
+    ]

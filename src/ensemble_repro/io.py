@@ -139,7 +139,8 @@ def write_markdown(
 
 
 def markdown_table(df: pd.DataFrame, title: str | None = None, floatfmt: str = ".4g") -> str:
-    """A table as GitHub Markdown, floats formatted with ``floatfmt``.
+    """A table as GitHub Markdown, floats formatted with ``floatfmt``; a cell's line breaks
+    become spaces and its pipes are escaped, so that every row stays one line.
 
     Examples
     --------
@@ -151,14 +152,14 @@ def markdown_table(df: pd.DataFrame, title: str | None = None, floatfmt: str = "
     """
 
     def fmt(v: Any) -> str:
-        if isinstance(v, float):
-            return format(v, floatfmt)
-        return str(v)
+        text = format(v, floatfmt) if isinstance(v, float) else str(v)
+        # one line per row, a pipe inside a cell escaped
+        return " ".join(text.split()).replace("|", "\\|")
 
     lines = []
     if title:
         lines += [f"# {title}", ""]
-    cols = [str(c) for c in df.columns]
+    cols = [fmt(str(c)) for c in df.columns]
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "|".join("---" for _ in cols) + "|")
     for row in df.itertuples(index=False):
