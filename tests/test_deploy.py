@@ -114,18 +114,22 @@ def test_a_directory_holding_only_its_config_uses_the_workflow_as_a_module(tmp_p
         MODULE_SNAKEFILE.format(workflow=REPO / "workflow" / "Snakefile")
     )
     env = workflow_env()
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", str(SMOKE)]
+    snakemake = [sys.executable, "-m", "snakemake"]
+    # targets before --configfile, which takes every word after it as a config file
+    opts = ["--cores", "1", "--configfile", str(SMOKE)]
     direct = run_snakemake(tmp_path / "direct", "-n")
     catalog = run(
-        [*cmd, "-n", "--snakefile", str(REPO / "workflow" / "Snakefile")], env, cwd=deploy
+        [*snakemake, "-n", "--snakefile", str(REPO / "workflow" / "Snakefile"), *opts],
+        env,
+        cwd=deploy,
     )
-    module = run([*cmd, "-n"], env, cwd=deploy)
+    module = run([*snakemake, "-n", *opts], env, cwd=deploy)
     assert _jobs(module.stdout) == _jobs(catalog.stdout) == _jobs(direct.stdout), module.stdout[
         -3000:
     ]
     # a real job run through the module gives the smoke run's bytes
     target = "results/data/communities.parquet"
-    done = run([*cmd, target], env, cwd=deploy)
+    done = run([*snakemake, target, *opts], env, cwd=deploy)
     assert done.returncode == 0, done.stdout[-3000:]
     assert (deploy / target).read_bytes() == (smoke_cores2 / target).read_bytes()
     assert sorted(p.name for p in deploy.iterdir() if not p.name.startswith(".")) == [
