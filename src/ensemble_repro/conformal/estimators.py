@@ -400,7 +400,7 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
     oob_prediction_ : ndarray of shape (n,)
         mu_{-i}(X_i), the out-of-bag prediction at each training point (0 for an empty set).
     residuals_ : ndarray of shape (n,)
-        R_i = |y_i - mu_{-i}(X_i)|.
+        ``R_i = |y_i - mu_{-i}(X_i)|``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X was a data frame with string column names.
@@ -888,7 +888,7 @@ class JackknifePlusEnsemble(_LeaveOneOut):
     estimators_ : list of n lists of B fitted regressors
     resamples_ : list of n arrays of shape (B, m)
     residuals_ : ndarray of shape (n,)
-        |y_i - mu_{-i}(X_i)|.
+        ``|y_i - mu_{-i}(X_i)|``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X was a data frame with string column names.
