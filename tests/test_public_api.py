@@ -62,9 +62,8 @@ def test_a_fast_first_call_says_nothing(fresh_notice, capsys):
 @pytest.mark.slow
 def test_fresh_numba_cache_prints_the_notice_and_a_warm_one_does_not(tmp_path):
     code = (
-        "import numpy as np; from ensemble_repro.conformal import jab_interval; "
-        "P = np.arange(6.0).reshape(3, 2); "
-        "jab_interval(P, np.eye(3, dtype=bool), np.array([0.5, 1.0, 2.0]), 0.25, 'median')"
+        "import numpy as np; from ensemble_repro.conformal import oob_aggregate; "
+        "oob_aggregate(np.arange(6.0).reshape(3, 2), np.eye(3, dtype=bool), 'median')"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
 
