@@ -18,12 +18,14 @@ REPLACE ?=
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_STAMP := $(VENV)/.installed-lint
+DOCS_STAMP := $(VENV)/.installed-docs
+DIST_STAMP := $(VENV)/.installed-dist
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 # absolute, so that runs and tests in other directories find it too
 export ENSEMBLE_REPRO_MIRROR := $(if $(MIRROR),$(abspath $(MIRROR)),)
 
-.PHONY: reproduce report test unit lint format check-config config-readme readme-cost dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme record-report
+.PHONY: reproduce report test unit lint format docs dist check-config config-readme readme-cost dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme record-report
 
 $(STAMP): pyproject.toml
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
@@ -89,6 +91,29 @@ format: $(LINT_STAMP)
 	$(BIN)/ruff check --select I --fix --quiet .
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt Snakefile workflow/rules
+
+$(DOCS_STAMP): $(STAMP)
+	@echo "installing the docs tools (ensemble-repro[docs])"
+	$(PIP) -e ".[workflow,test,docs]"
+	touch $(DOCS_STAMP)
+
+$(DIST_STAMP): $(STAMP)
+	@echo "installing the packaging tools (ensemble-repro[dist])"
+	$(PIP) -e ".[workflow,test,dist]"
+	touch $(DIST_STAMP)
+
+## The API reference from the numpydoc docstrings (sources docs/api/) into build/docs/api;
+## any Sphinx warning fails the build.
+docs: $(DOCS_STAMP)
+	rm -rf build/docs/api
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs/api build/docs/api
+	@echo "API reference: build/docs/api/index.html"
+
+## The sdist and wheel into dist/ (built in an isolated environment), checked by twine.
+dist: $(DIST_STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
 
 dry-run: check-config
 	$(BIN)/snakemake -n --configfile $(CONFIG)

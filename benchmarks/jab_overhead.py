@@ -49,8 +49,8 @@ from ensemble_repro.conformal import (
     fit_models,
     paper_n_resamples,
     predict_models,
-    warm_up_kernels,
 )
+from ensemble_repro.conformal.core import warm_up_kernels
 from ensemble_repro.conformal.estimators import warm_up_workers
 from ensemble_repro.learners import make_learner
 from ensemble_repro.papers.jab import cells as jab_cells

@@ -28,9 +28,8 @@ from ensemble_repro.conformal import (
     paper_n_resamples,
     plus_interval,
     quantile_ranks,
-    seed_estimator,
-    seed_keys,
 )
+from ensemble_repro.conformal.estimators import seed_estimator, seed_keys
 from ensemble_repro.learners import PaperRidge, make_learner
 
 PHI = {"mean": np.mean, "median": np.median, "trimmed_mean": lambda v: trim_mean(v, 0.25)}

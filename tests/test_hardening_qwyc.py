@@ -111,7 +111,7 @@ def test_non_constant_init_is_refused(data):
     ).fit(X, y)
     msg = r"model.init = LogisticRegression\(\) gives every row its own initial score.*init=None"
     with pytest.raises(ValueError, match=msg):
-        QuitWhenYouCan(alpha=0.0).fit(X, model=gbt)
+        QuitWhenYouCan(alpha=0.0, estimator=gbt).fit(X)
     with pytest.raises(ValueError, match=msg):
         tree_scores(gbt, X)
 
@@ -128,7 +128,7 @@ def test_alpha_zero_agrees_with_the_model_on_every_row(data, init):
     gbt = GradientBoostingClassifier(n_estimators=10, init=init, random_state=0).fit(X, y)
     base, F = tree_scores(gbt, X)
     assert np.array_equal(sequential_sum(base, F), gbt.decision_function(X))
-    qwyc = QuitWhenYouCan(alpha=0.0).fit(X, model=gbt)
+    qwyc = QuitWhenYouCan(alpha=0.0, estimator=gbt).fit(X)
     assert np.array_equal(qwyc.predict(X), gbt.predict(X))
 
 
@@ -142,8 +142,8 @@ def test_nan_refused_where_the_model_refuses_it(data):
     with pytest.raises(ValueError, match="Input X contains NaN"):
         gbt.predict(Xn)  # the model's own answer
     with pytest.raises(ValueError, match="Input X contains NaN"):
-        QuitWhenYouCan(alpha=0.0).fit(Xn, model=gbt)
-    qwyc = QuitWhenYouCan(alpha=0.0).fit(X, model=gbt)
+        QuitWhenYouCan(alpha=0.0, estimator=gbt).fit(Xn)
+    qwyc = QuitWhenYouCan(alpha=0.0, estimator=gbt).fit(X)
     with pytest.raises(ValueError, match="Input X contains NaN"):
         qwyc.predict(Xn)
     base, forest = flatten_model(gbt)
@@ -151,7 +151,7 @@ def test_nan_refused_where_the_model_refuses_it(data):
         CascadeTimer(forest, base).run(never_stop(forest.n_trees), Xn)
     # the histogram model routes NaN, and so does its cascade (same labels as the model)
     hgb = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
-    qwyc = QuitWhenYouCan(alpha=0.0).fit(X, model=hgb)
+    qwyc = QuitWhenYouCan(alpha=0.0, estimator=hgb).fit(X)
     assert np.array_equal(qwyc.predict(Xn), hgb.predict(Xn))
 
 

@@ -1,4 +1,4 @@
-"""The bare install (``pip install ensemble-repro``) is the library alone.
+"""The bare install (``pip install .``) is the library alone.
 
 Builds a clean virtual environment from this checkout without extras (a real install with its
 dependencies, the pip cache allowed), checks that the pipeline's packages are absent and that
@@ -58,7 +58,7 @@ SMOKE = textwrap.dedent("""
     gbt = GradientBoostingClassifier(n_estimators=20, max_depth=2, random_state=0).fit(Xc, yc)
     base, F = qwyc.tree_scores(gbt, Xc)
     assert np.allclose(base + F.sum(axis=1), gbt.decision_function(Xc))
-    early = qwyc.QuitWhenYouCan(alpha=0.0).fit(Xc, model=gbt)
+    early = qwyc.QuitWhenYouCan(alpha=0.0, estimator=gbt).fit(Xc)
     assert np.array_equal(early.predict(Xc), gbt.predict(Xc))
 
     p = np.array([0.9, 0.8, 0.75, 0.7, 0.6])

@@ -5,4 +5,4 @@ Modules: ``conformal`` (Jackknife+-after-bootstrap, Kim, Xu & Barber 2020), ``kn
 Wang, Gupta & You 2018), ``data`` (fetching and preparing the data sets).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"  # the one version source: pyproject.toml reads it

@@ -199,7 +199,7 @@ def make_learner(name: str, random_state=None):
     random_state : None, int, RandomState or Generator, default=None
         Passed to the RF and the NN (ridge is deterministic); a Generator is passed as a
         ``RandomState`` sharing its bit generator
-        (:func:`~ensemble_repro.conformal.check_random_state`), since scikit-learn's learners
+        (:func:`~ensemble_repro.rng.check_random_state`), since scikit-learn's learners
         reject Generators. The conformal estimators reseed it per model from their own
         ``random_state``.
 

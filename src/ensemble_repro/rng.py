@@ -104,7 +104,7 @@ def check_random_state(random_state) -> np.random.RandomState:
     Examples
     --------
     >>> import numpy as np
-    >>> from ensemble_repro.conformal import check_random_state
+    >>> from ensemble_repro.rng import check_random_state
     >>> int(check_random_state(0).randint(100)) == int(np.random.RandomState(0).randint(100))
     True
     >>> a = check_random_state(np.random.default_rng(5)).randint(100, size=3)

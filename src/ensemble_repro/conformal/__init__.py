@@ -3,10 +3,10 @@
 Estimators: :class:`JackknifePlusAfterBootstrap` (J+aB, Algorithm 2; minmax, Appendix C),
 :class:`JackknifePlusEnsemble` (J+ensemble, Algorithm 4), :class:`JackknifePlus`
 (J+non-ensemble, Algorithm 5). Numeric core: :mod:`ensemble_repro.conformal.core` (compiled
-kernels in :mod:`.kernels`); input checks: :mod:`.validation`.
+kernels in :mod:`.kernels`); input checks: :mod:`.validation`. ``__all__`` is the public API;
+the checks, seeding and warm-up helpers stay in their modules.
 """
 
-from ..rng import check_random_state
 from .core import (
     AGGREGATIONS,
     METHODS,
@@ -24,7 +24,6 @@ from .core import (
     paper_n_resamples,
     plus_interval,
     quantile_ranks,
-    warm_up_kernels,
 )
 from .estimators import (
     JackknifePlus,
@@ -33,23 +32,8 @@ from .estimators import (
     fit_models,
     loo_predictions,
     loo_resamples,
-    parallel_fit,
     predict_models,
     predict_out_of_bag,
-    seed_estimator,
-    seed_keys,
-    warm_up_workers,
-)
-from .validation import (
-    check_alpha,
-    check_bool,
-    check_choice,
-    check_n_jobs,
-    check_positive_int,
-    check_regressor,
-    check_test_data,
-    check_training_data,
-    resolve_resample_size,
 )
 
 __all__ = [
@@ -60,15 +44,6 @@ __all__ = [
     "JackknifePlusEnsemble",
     "aggregate",
     "binomial_probability",
-    "check_alpha",
-    "check_bool",
-    "check_choice",
-    "check_n_jobs",
-    "check_positive_int",
-    "check_random_state",
-    "check_regressor",
-    "check_test_data",
-    "check_training_data",
     "draw_n_resamples",
     "draw_resamples",
     "fit_models",
@@ -82,14 +57,8 @@ __all__ = [
     "oob_aggregate",
     "oob_self_aggregate",
     "paper_n_resamples",
-    "parallel_fit",
     "plus_interval",
     "predict_models",
     "predict_out_of_bag",
     "quantile_ranks",
-    "resolve_resample_size",
-    "seed_estimator",
-    "seed_keys",
-    "warm_up_kernels",
-    "warm_up_workers",
 ]

@@ -307,13 +307,14 @@ def oob_aggregate(predictions: np.ndarray, in_bag: np.ndarray, aggregation: str)
     shape = (predictions.shape[1], in_bag.shape[1])
     if predictions.shape[0] == 0:
         return np.zeros(shape)
-    return kernels.oob_aggregates(
-        np.ascontiguousarray(predictions.T, dtype=float),
-        oob.view(np.uint8),
-        count.astype(np.int64),
-        AGGREGATIONS.index(aggregation),
-        np.empty(shape),
-    )
+    with kernels.first_call_notice("oob_aggregates"):
+        return kernels.oob_aggregates(
+            np.ascontiguousarray(predictions.T, dtype=float),
+            oob.view(np.uint8),
+            count.astype(np.int64),
+            AGGREGATIONS.index(aggregation),
+            np.empty(shape),
+        )
 
 
 # ----------------------------------------------------------------------------- intervals
@@ -547,7 +548,8 @@ def jab_interval(
             if weights is not None and start > 0 and reach.sum() < n / 8:
                 weights = None  # narrow windows: aggregating only them beats the matrix product
             loo = np.empty((0, n)) if weights is None else rows[sl] @ weights
-            kernels.jab_plus_bounds(rows[sl], loo, *args, reach, lower[sl], upper[sl])
+            with kernels.first_call_notice("jab_plus_bounds"):
+                kernels.jab_plus_bounds(rows[sl], loo, *args, reach, lower[sl], upper[sl])
         return lower, upper
     for start in range(0, k, chunk_size):
         sl = slice(start, min(start + chunk_size, k))
@@ -567,7 +569,7 @@ def warm_up_kernels() -> None:
 
     Examples
     --------
-    >>> from ensemble_repro.conformal import warm_up_kernels
+    >>> from ensemble_repro.conformal.core import warm_up_kernels
     >>> warm_up_kernels()
     """
     rng = np.random.RandomState(0)

@@ -3,7 +3,7 @@
 Conventions shared by the three estimators:
 
 - ``random_state``: None, an int, a ``numpy.random.RandomState`` or a ``numpy.random.Generator``
-  (see :func:`~ensemble_repro.conformal.check_random_state`). It is turned into one generator
+  (see :func:`~ensemble_repro.rng.check_random_state`). It is turned into one generator
   per ``fit``, which draws the resamples and then one seed per model; each model's seed sets
   every parameter of the base estimator named ``random_state`` or ending in ``__random_state``
   (nested ones included, e.g. in a ``Pipeline``) the way ``BaggingRegressor`` does
@@ -62,7 +62,7 @@ def seed_keys(estimator) -> list[str]:
     >>> from sklearn.ensemble import RandomForestRegressor
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
-    >>> from ensemble_repro.conformal import seed_keys
+    >>> from ensemble_repro.conformal.estimators import seed_keys
     >>> seed_keys(make_pipeline(StandardScaler(), RandomForestRegressor()))
     ['randomforestregressor__random_state']
     """
@@ -96,7 +96,7 @@ def seed_estimator(estimator, seed: int, keys=None):
     Examples
     --------
     >>> from sklearn.tree import DecisionTreeRegressor
-    >>> from ensemble_repro.conformal import seed_estimator
+    >>> from ensemble_repro.conformal.estimators import seed_estimator
     >>> seed_estimator(DecisionTreeRegressor(), 0).random_state
     209652396
     """
@@ -269,7 +269,7 @@ def parallel_fit(estimator, X, y, resample_sets, seed_sets, n_jobs) -> list:
     Examples
     --------
     >>> import numpy as np
-    >>> from ensemble_repro.conformal import parallel_fit
+    >>> from ensemble_repro.conformal.estimators import parallel_fit
     >>> from ensemble_repro.learners import PaperRidge
     >>> X, y = np.arange(12.0).reshape(6, 2), np.arange(6.0)
     >>> sets = parallel_fit(PaperRidge(), X, y, [[[0, 1]], [[2, 3], [4, 5]]], [[0], [1, 2]], 1)
@@ -316,7 +316,7 @@ def warm_up_workers(estimator, X, y, n_jobs) -> None:
     Examples
     --------
     >>> import numpy as np
-    >>> from ensemble_repro.conformal import warm_up_workers
+    >>> from ensemble_repro.conformal.estimators import warm_up_workers
     >>> from ensemble_repro.learners import PaperRidge
     >>> warm_up_workers(PaperRidge(), np.eye(3), np.ones(3), n_jobs=1)
     """
@@ -400,7 +400,7 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
     oob_prediction_ : ndarray of shape (n,)
         mu_{-i}(X_i), the out-of-bag prediction at each training point (0 for an empty set).
     residuals_ : ndarray of shape (n,)
-        R_i = |y_i - mu_{-i}(X_i)|.
+        ``R_i = |y_i - mu_{-i}(X_i)|``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X was a data frame with string column names.
@@ -888,7 +888,7 @@ class JackknifePlusEnsemble(_LeaveOneOut):
     estimators_ : list of n lists of B fitted regressors
     resamples_ : list of n arrays of shape (B, m)
     residuals_ : ndarray of shape (n,)
-        |y_i - mu_{-i}(X_i)|.
+        ``|y_i - mu_{-i}(X_i)|``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X was a data frame with string column names.

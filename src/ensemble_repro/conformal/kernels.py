@@ -5,6 +5,10 @@ extra memory per test point.
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import threading
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -14,6 +18,41 @@ from numba.extending import intrinsic
 MEAN, MEDIAN, TRIMMED_MEAN = 0, 1, 2
 _ONE = np.uint64(1)
 _LOW6 = np.uint64(63)
+
+#: Seconds the first kernel call of a process may take before it says numba is compiling:
+#: loading the on-disk cache takes about 0.5 s, compiling 10 s or more.
+NOTICE_AFTER = 2.0
+COMPILE_NOTICE = (
+    "ensemble_repro: compiling the J+aB kernels with numba, once per environment (10 s or more; "
+    "later runs load them from numba's cache)"
+)
+_called: set[str] = set()  # kernels called in this process
+_noticed = False  # the notice was given
+
+
+def _say_compiling() -> None:
+    global _noticed
+    if not _noticed:
+        _noticed = True
+        print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def first_call_notice(kernel: str):
+    """Around a call of ``kernel``: its first call in the process, if it lasts ``NOTICE_AFTER``
+    seconds (numba compiling rather than loading its cache), says so on stderr, once per
+    process."""
+    if kernel in _called or _noticed:
+        yield
+        return
+    timer = threading.Timer(NOTICE_AFTER, _say_compiling)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        _called.add(kernel)
 
 
 @intrinsic

@@ -86,7 +86,7 @@ def check_regressor(estimator) -> None:
     Examples
     --------
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from ensemble_repro.conformal import check_regressor
+    >>> from ensemble_repro.conformal.validation import check_regressor
     >>> check_regressor(LogisticRegression())
     Traceback (most recent call last):
     ...
@@ -125,7 +125,7 @@ def check_bool(name: str, value) -> bool:
 
     Examples
     --------
-    >>> from ensemble_repro.conformal import check_bool
+    >>> from ensemble_repro.conformal.validation import check_bool
     >>> check_bool("replace", "False")
     Traceback (most recent call last):
     ...
@@ -159,7 +159,8 @@ def check_training_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     Examples
     --------
     >>> import numpy as np
-    >>> from ensemble_repro.conformal import JackknifePlus, check_training_data
+    >>> from ensemble_repro.conformal import JackknifePlus
+    >>> from ensemble_repro.conformal.validation import check_training_data
     >>> from ensemble_repro.learners import PaperRidge
     >>> est = JackknifePlus(PaperRidge())
     >>> X, y = check_training_data(est, [[0, 1], [1, 0], [2, 2]], [0, 1, 2])
@@ -192,7 +193,8 @@ def check_test_data(estimator, X) -> np.ndarray:
 
     Examples
     --------
-    >>> from ensemble_repro.conformal import JackknifePlus, check_test_data
+    >>> from ensemble_repro.conformal import JackknifePlus
+    >>> from ensemble_repro.conformal.validation import check_test_data
     >>> from ensemble_repro.learners import PaperRidge
     >>> est = JackknifePlus(PaperRidge()).fit([[0.0], [1.0], [2.0]], [0.0, 1.0, 2.0])
     >>> check_test_data(est, [[3.0]]).shape
@@ -225,7 +227,7 @@ def check_alpha(alpha) -> tuple[list[float], bool]:
 
     Examples
     --------
-    >>> from ensemble_repro.conformal import check_alpha
+    >>> from ensemble_repro.conformal.validation import check_alpha
     >>> check_alpha(0.1)
     ([0.1], True)
     >>> check_alpha([0.05, 0.2])
@@ -260,7 +262,7 @@ def check_choice(name: str, value, choices) -> None:
 
     Examples
     --------
-    >>> from ensemble_repro.conformal import check_choice
+    >>> from ensemble_repro.conformal.validation import check_choice
     >>> check_choice("method", "cv", ("plus", "minmax"))
     Traceback (most recent call last):
     ...
@@ -285,7 +287,7 @@ def check_positive_int(name: str, value) -> int:
 
     Examples
     --------
-    >>> from ensemble_repro.conformal import check_positive_int
+    >>> from ensemble_repro.conformal.validation import check_positive_int
     >>> check_positive_int("n_resamples", 20)
     20
     """
@@ -315,7 +317,7 @@ def resolve_resample_size(resample_size, n: int, replace: bool) -> int:
 
     Examples
     --------
-    >>> from ensemble_repro.conformal import resolve_resample_size
+    >>> from ensemble_repro.conformal.validation import resolve_resample_size
     >>> resolve_resample_size(0.6, 200, True), resolve_resample_size(50, 200, False)
     (120, 50)
     """
@@ -361,7 +363,7 @@ def check_n_jobs(n_jobs) -> int:
 
     Examples
     --------
-    >>> from ensemble_repro.conformal import check_n_jobs
+    >>> from ensemble_repro.conformal.validation import check_n_jobs
     >>> check_n_jobs(None), check_n_jobs(3)
     (1, 3)
     """

@@ -20,7 +20,6 @@ from .beta import (
     stopping_rule,
 )
 from .energy import (
-    check_pool,
     correct_count_distribution,
     efficiency,
     majority_vote_accuracy,
@@ -45,7 +44,6 @@ __all__ = [
     "SelectionResult",
     "StoppingRule",
     "affordable_size",
-    "check_pool",
     "correct_count_distribution",
     "efficiency",
     "exhaustive",

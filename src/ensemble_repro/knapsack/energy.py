@@ -89,7 +89,7 @@ def check_pool(p, t, budget) -> tuple[np.ndarray, np.ndarray, float]:
 
     Examples
     --------
-    >>> from ensemble_repro.knapsack import check_pool
+    >>> from ensemble_repro.knapsack.energy import check_pool
     >>> check_pool([0.6, 0.7], [1, 2], 2)
     (array([0.6, 0.7]), array([1., 2.]), 2.0)
     >>> check_pool([0.6, float("nan")], [1, 2], 2)

@@ -1,7 +1,8 @@
 """Quit When You Can (Wang, Gupta & You 2018) and the Fan et al. (2002) baseline.
 
 ``tree_scores`` turns a fitted gradient-boosted classifier into the score matrix F; the
-estimators fit an early-exit cascade on it (``fit(X, model=gbt)`` or ``fit_scores(base, F)``);
+estimators fit an early-exit cascade on the model's trees
+(``QuitWhenYouCan(alpha, estimator=gbt).fit(X)``) or on F (``fit_scores(base, F)``);
 ``CascadeTimer`` evaluates cascades tree by tree in C.
 """
 

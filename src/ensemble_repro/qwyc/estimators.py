@@ -1,19 +1,23 @@
 """QWYC (Wang, Gupta & You 2018, Algorithms 1 and 2) and Fan et al. (2002) early stopping,
 as scikit-learn estimators.
 
-Both fit an early-exit cascade either from a fitted gradient-boosted classifier and the
-examples to fit on (``fit(X, model=gbt)``), or from the score arrays ``(base, F)`` that
-:func:`~ensemble_repro.qwyc.trees.tree_scores` returns (``fit_scores(base, F)``). ``predict``
-then takes what ``fit`` took (features, or a score matrix) and returns class labels.
+Both fit an early-exit cascade either from a fitted gradient-boosted classifier, given as
+``estimator`` (scikit-learn's meta-estimator convention), and the examples to fit on
+(``QuitWhenYouCan(alpha, estimator=gbt).fit(X)``), or from the score arrays ``(base, F)``
+that :func:`~ensemble_repro.qwyc.trees.tree_scores` returns (``fit_scores(base, F)``).
+``predict`` then takes what ``fit`` took (features, or a score matrix) and returns class
+labels.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.frozen import FrozenEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..rng import check_generator, validate_random_state
@@ -131,8 +135,16 @@ class _Cascade(ClassifierMixin, BaseEstimator):
         tags.target_tags.required = False  # fitted to imitate the model, not to fit y
         return tags
 
+    def __sklearn_clone__(self):
+        """A copy with cloned parameters that shares the fitted ``estimator`` (as
+        :class:`sklearn.frozen.FrozenEstimator` does): the cascade needs the model's trees, and
+        a clone of the model would be unfitted."""
+        params = self.get_params(deep=False)
+        params = {k: v if k == "estimator" else clone(v, safe=False) for k, v in params.items()}
+        return type(self)(**params)
+
     def fit(self, X, y=None, *, model=None):
-        """Fit the cascade on the examples ``X`` scored by the fitted boosted classifier ``model``.
+        """Fit the cascade on the examples ``X`` scored by the fitted boosted ``estimator``.
 
         Parameters
         ----------
@@ -142,27 +154,50 @@ class _Cascade(ClassifierMixin, BaseEstimator):
             refused where the model refuses it (``GradientBoostingClassifier``).
         y : None
             Ignored: the cascade imitates the full ensemble's decisions, not the labels.
-        model : GradientBoostingClassifier or HistGradientBoostingClassifier
-            A fitted binary classifier; its trees are the base models. Not copied: refit it
-            and the cascade is stale.
+        model : estimator, default=None
+            Deprecated spelling of the constructor's ``estimator``: warns (FutureWarning),
+            and will be removed in 0.3.
 
         Returns
         -------
         self
         """
-        if model is None:
-            raise ValueError(
-                f"model is None: {type(self).__name__}.fit(X, model=gbt) takes the examples and a "
-                "fitted GradientBoostingClassifier or HistGradientBoostingClassifier; to fit on "
-                "score arrays use fit_scores(base, F), the order tree_scores returns them in"
-            )
+        model = self._resolve_estimator(model)
         base, forest = flatten_model(model)
         validate_data(model, X, reset=False, skip_check_array=True)  # feature names as sklearn
         X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=_nan(forest))
         self._fit_cascade(base, forest.contributions(X))
-        self.model_, self.forest_ = model, forest
+        self.estimator_, self.forest_ = model, forest
         self.classes_ = np.asarray(model.classes_)
         return self
+
+    def _resolve_estimator(self, model):
+        """The fitted model to fit on: ``estimator`` (unwrapped from a ``FrozenEstimator``),
+        or the deprecated ``fit(X, model=...)``."""
+        name = type(self).__name__
+        if model is not None:
+            if self.estimator is not None:
+                raise ValueError(
+                    f"{name} got the model twice, as estimator= and as fit(X, model=...); "
+                    f"give it once, as {name}(..., estimator=gbt)"
+                )
+            warnings.warn(
+                f"{name}.fit(X, model=gbt) is deprecated and will be removed in 0.3; give the "
+                f"model to the constructor: {name}(..., estimator=gbt).fit(X)",
+                FutureWarning,
+                stacklevel=3,
+            )
+        else:
+            model = self.estimator
+        if isinstance(model, FrozenEstimator):
+            model = model.estimator
+        if model is None:
+            raise ValueError(
+                f"estimator is None: {name}(..., estimator=gbt).fit(X) takes a fitted "
+                "GradientBoostingClassifier or HistGradientBoostingClassifier; to fit on "
+                "score arrays use fit_scores(base, F), the order tree_scores returns them in"
+            )
+        return model
 
     def fit_scores(self, base, F):
         """Fit the cascade on the score matrix ``F`` with intercept ``base``.
@@ -183,16 +218,16 @@ class _Cascade(ClassifierMixin, BaseEstimator):
         base = _check_base(base)
         F = _check_scores(F)
         self._fit_cascade(base, F)
-        if hasattr(self, "feature_names_in_"):  # left by an earlier fit(X, model=...)
+        if hasattr(self, "feature_names_in_"):  # left by an earlier fit(X)
             del self.feature_names_in_
-        self.model_, self.forest_ = None, None
+        self.estimator_, self.forest_ = None, None
         self.classes_ = np.array([0, 1])
         self.n_features_in_ = F.shape[1]
         return self
 
     def _scores(self, X):
         check_is_fitted(self, "cascade_")
-        if self.model_ is None:
+        if self.estimator_ is None:
             return _check_scores(X, n_models=self.cascade_.order.size)
         X = validate_data(
             self, X, reset=False, dtype=np.float64, ensure_all_finite=_nan(self.forest_)
@@ -268,6 +303,10 @@ class QuitWhenYouCan(_Cascade):
     alpha : float in [0, 1)
         Allowed fraction of fitting examples whose early decision differs from the full
         ensemble's (the paper's alpha).
+    estimator : GradientBoostingClassifier or HistGradientBoostingClassifier, default=None
+        A fitted binary classifier (or a ``FrozenEstimator`` of one) whose trees are the base
+        models, for :meth:`fit`; :meth:`fit_scores` ignores it. Used as is, never refit or
+        copied: ``clone`` shares it, so grid search over the cascade's parameters keeps it.
     ordering : {"joint", "natural", "random", "individual_mse", "greedy_mse"} or array of int, \
 default="joint"
         Order of the base models: Algorithm 1's joint choice, a pre-selected ordering of the
@@ -303,8 +342,8 @@ default="joint"
         The fitted cascade.
     classes_ : ndarray of shape (2,)
         Labels ``predict`` returns.
-    model_ : estimator or None
-        The boosted model given to :meth:`fit` (None after :meth:`fit_scores`).
+    estimator_ : estimator or None
+        The boosted model :meth:`fit` used (None after :meth:`fit_scores`).
 
     Examples
     --------
@@ -313,7 +352,7 @@ default="joint"
     >>> from ensemble_repro.qwyc import QuitWhenYouCan
     >>> X, y = make_classification(n_samples=400, random_state=0)
     >>> gbt = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
-    >>> qwyc = QuitWhenYouCan(alpha=0.0).fit(X, model=gbt)
+    >>> qwyc = QuitWhenYouCan(alpha=0.0, estimator=gbt).fit(X)
     >>> bool((qwyc.predict(X) == gbt.predict(X)).all())     # alpha = 0: no difference on X
     True
     >>> bool(qwyc.n_evaluated(X).mean() < 20)               # but fewer trees on average
@@ -323,6 +362,7 @@ default="joint"
     def __init__(
         self,
         alpha,
+        estimator=None,
         ordering="joint",
         costs=None,
         decision_threshold=0.0,
@@ -332,6 +372,7 @@ default="joint"
         random_state=None,
     ):
         self.alpha = alpha
+        self.estimator = estimator
         self.ordering = ordering
         self.costs = costs
         self.decision_threshold = decision_threshold
@@ -452,6 +493,10 @@ class FanEarlyStopping(_Cascade):
     ----------
     gamma : float >= 0
         Confidence multiplier of sigma (inf: never stop early).
+    estimator : GradientBoostingClassifier or HistGradientBoostingClassifier, default=None
+        A fitted binary classifier (or a ``FrozenEstimator`` of one) whose trees are the base
+        models, for :meth:`fit`; :meth:`fit_scores` ignores it. Used as is, never refit or
+        copied: ``clone`` shares it, so grid search over the cascade's parameters keeps it.
     n_bins : int >= 1, default=10
         Bins of the partial score per stage.
     ordering : {"natural", "random", "individual_mse", "greedy_mse"} or array of int, \
@@ -480,8 +525,8 @@ default="individual_mse"
         The ensemble's initial score b0.
     classes_ : ndarray of shape (2,)
         Labels ``predict`` returns.
-    model_ : estimator or None
-        The boosted model given to :meth:`fit` (None after :meth:`fit_scores`).
+    estimator_ : estimator or None
+        The boosted model :meth:`fit` used (None after :meth:`fit_scores`).
 
     Examples
     --------
@@ -490,15 +535,18 @@ default="individual_mse"
     >>> from ensemble_repro.qwyc import FanEarlyStopping, tree_scores
     >>> X, y = make_classification(n_samples=300, random_state=0)
     >>> gbt = GradientBoostingClassifier(n_estimators=15, random_state=0).fit(X, y)
-    >>> fan = FanEarlyStopping(gamma=2.0, n_bins=4).fit_scores(*tree_scores(gbt, X))
-    >>> base, F = tree_scores(gbt, X)
-    >>> bool((fan.predict(F) == gbt.predict(X)).mean() > 0.95)
+    >>> fan = FanEarlyStopping(gamma=2.0, estimator=gbt, n_bins=4).fit(X)
+    >>> bool((fan.predict(X) == gbt.predict(X)).mean() > 0.95)
+    True
+    >>> base, F = tree_scores(gbt, X)                       # or from the score matrix
+    >>> bool((FanEarlyStopping(2.0, n_bins=4).fit_scores(base, F).predict(F) == fan.predict(X)).all())
     True
     """
 
     def __init__(
         self,
         gamma,
+        estimator=None,
         n_bins=10,
         ordering="individual_mse",
         bin_kind="quantile",
@@ -509,6 +557,7 @@ default="individual_mse"
         random_state=None,
     ):
         self.gamma = gamma
+        self.estimator = estimator
         self.n_bins = n_bins
         self.ordering = ordering
         self.bin_kind = bin_kind

@@ -308,7 +308,7 @@ class CascadeTimer:
     >>> from ensemble_repro.qwyc import CascadeTimer, QuitWhenYouCan, flatten_model
     >>> X, y = make_classification(n_samples=300, random_state=0)
     >>> gbt = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
-    >>> qwyc = QuitWhenYouCan(0.01).fit(X, model=gbt)
+    >>> qwyc = QuitWhenYouCan(0.01, estimator=gbt).fit(X)
     >>> base, forest = flatten_model(gbt)
     >>> decision, n_evaluated, seconds = CascadeTimer(forest, base).run(qwyc.cascade_, X)
     >>> bool((n_evaluated == qwyc.n_evaluated(X)).all())
