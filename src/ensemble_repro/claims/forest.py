@@ -184,7 +184,7 @@ def forest_plot(
         ax.set_xlabel(CLAIMS[cid].effect, labelpad=1)
         ax.set_title(panel_title(cid), loc="left", fontsize=7)
         ax.annotate(
-            cid, (1.01, 1.0), xycoords="axes fraction", va="bottom", fontsize=5, color="#666666"
+            cid, (1.01, -0.04), xycoords="axes fraction", va="top", fontsize=5, color="#666666"
         )
     if not ids:
         axes[0, 0].text(0.5, 0.5, "no claim with an effect in this run", ha="center")

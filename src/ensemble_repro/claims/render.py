@@ -54,11 +54,15 @@ def scale_banner(df: pd.DataFrame) -> str:
             f"the published run of record is {PAPER_RECORD}/."
         )
     named = " and ".join(scales)
-    part = "its rows not at paper scale" if PAPER_SCALE in scales else "it"
+    which = (
+        "the rows not made at paper scale (see where each was made) decide"
+        if PAPER_SCALE in scales
+        else "these verdicts were made with a config other than the paper config "
+        "(config/config.yaml) and decide"
+    )
     return (
-        f"{named[0].upper()}{named[1:]} scale: made with a config other than the paper config "
-        f"(config/config.yaml), {part} decide nothing about the papers. The paper-scale verdicts "
-        f"are in {PAPER_RECORD}/ ({PAPER_RECORD}/{Path(VERDICT_MD).name})."
+        f"{named[0].upper()}{named[1:]} scale: {which} nothing about the papers. The "
+        f"paper-scale verdicts are in {PAPER_RECORD}/ ({PAPER_RECORD}/{Path(VERDICT_MD).name})."
     )
 
 
@@ -118,7 +122,7 @@ def verdict_markdown(
         "`inconclusive` when it straddles the bound, with the repeats that would decide it; "
         "`partly reproduced` when decided parts disagree. Each row states its rule. "
         "`robust_to` counts the paper's sensitivity settings under which a decided verdict "
-        "stays the same; \"(k fragile)\" in the summary counts the verdicts that flip under "
+        'stays the same; "(k fragile)" in the summary counts the verdicts that flip under '
         "one (the `fragile` column).",
         "",
         "## Summary",
