@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..papers import PAPERS
+from .registry import PAPER_RECORD
 from .render import summary_rst, verdict_html, verdict_markdown
 from .table import claims_frame, merge_claims
 
@@ -42,7 +43,17 @@ def write_paper_claims(
     write_csv(df, out)
     if page is not None:
         title = PAPERS[df["paper"].iloc[0]].title if len(df) else "no claims"
-        write_text(page, verdict_markdown(df, title=f"{title}: paper vs ours"))
+        write_text(
+            page,
+            verdict_markdown(
+                df, title=f"{title}: paper vs ours", record=_relative(PAPER_RECORD, page)
+            ),
+        )
+
+
+def _relative(path: PathLike, page: PathLike) -> str:
+    """``path`` as a link from the page ``page`` (both relative to the working directory)."""
+    return Path(os.path.relpath(path, Path(page).parent)).as_posix()
 
 
 def write_verdicts(
@@ -63,10 +74,13 @@ def write_verdicts(
     df = merge_claims(paper_files)
     by_paper = {Path(f).stem.removeprefix("forest_"): Path(f) for f in forests}
     write_csv(df, claims_csv)
-    md_dir = Path(md).parent
     write_text(
         md,
-        verdict_markdown(df, forests={p: os.path.relpath(f, md_dir) for p, f in by_paper.items()}),
+        verdict_markdown(
+            df,
+            forests={p: _relative(f, md) for p, f in by_paper.items()},
+            record=_relative(PAPER_RECORD, md),
+        ),
     )
     write_text(html, verdict_html(df, forests=by_paper))
     write_text(rst, summary_rst(df))

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 
 import numpy as np
 import pandas as pd
 
 from ..papers import CLAIMS, PAPERS
-from .rules import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED
 
 #: Marker colour and shape of each verdict.
 VERDICT_STYLE = {
@@ -23,6 +24,13 @@ VERDICT_STYLE = {
     NOT_REPRODUCED: ("#c51b7d", "X"),
     INCONCLUSIVE: ("#2166ac", "s"),
 }
+#: Length of a panel title cut from a claim's quote (a claim without ``title``).
+TITLE_CHARS = 70
+#: Width at which a row label wraps.
+LABEL_CHARS = 36
+#: Headings of the lists under a forest plot (:func:`unplotted`).
+NO_EFFECT = "Decided without an effect interval"
+UNTESTED = "Not testable here"
 #: Colour of the region a claim allows.
 BAND_COLOUR = "#d9f0d3"
 
@@ -44,15 +52,72 @@ def _limits(sub: pd.DataFrame, log: bool) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+def panel_title(claim_id: str) -> str:
+    """A forest panel's title: the claim's short title in the paper's words (its quote cut
+    at :data:`TITLE_CHARS` when it has none) and the paper item."""
+    c = CLAIMS[claim_id]
+    words = c.title or textwrap.shorten(c.quote, TITLE_CHARS, placeholder=" ...")
+    return f"\u201c{words}\u201d ({c.item})"
+
+
+def _split(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """A paper's rows as drawn (an effect to plot), decided without an effect interval, and
+    not testable here."""
+    untestable = rows["verdict"] == NOT_TESTABLE
+    has_effect = np.isfinite(rows["effect"].astype(float))
+    return rows[has_effect & ~untestable], rows[~has_effect & ~untestable], rows[untestable]
+
+
+def unplotted(rows: pd.DataFrame) -> list[tuple[str, list[str]]]:
+    """The lists under a paper's forest plot, from its claims rows: rows decided without an
+    effect interval (with their verdicts), then rows not testable here; a list without rows
+    is left out."""
+    _, no_effect, untested = _split(rows)
+    lists = (
+        (NO_EFFECT, [f"{r.claim_id} ({r.dataset}): {r.verdict}" for r in no_effect.itertuples()]),
+        (UNTESTED, [f"{r.claim_id} ({r.dataset})" for r in untested.itertuples()]),
+    )
+    return [(head, items) for head, items in lists if items]
+
+
+def _check_effect_texts(shown: pd.DataFrame) -> None:
+    bare = [c for c in dict.fromkeys(shown["claim_id"]) if not CLAIMS[c].effect]
+    if bare:
+        raise ValueError(
+            f"claims {bare} have rows with an effect to plot but no effect text for the "
+            "forest plot's axis: give each Claim(..., effect='<what its effect columns "
+            "measure>') in its paper's registry (ensemble_repro.papers.<paper>.registry)"
+        )
+
+
+def _text(value) -> str:
+    """A text cell of a claims table ('' for an empty one, read or constructed)."""
+    return value if isinstance(value, str) else ""
+
+
+def _margin(row) -> str:
+    cell = _text(row.effect_cell)
+    return f"{cell}; n = {int(row.n_repeats)}" if cell else f"n = {int(row.n_repeats)}"
+
+
 def forest_plot(
     claims: pd.DataFrame, paper: str, pdf_path: str | os.PathLike, png_path: str | os.PathLike
 ) -> pd.DataFrame:
     """Draw ``paper``'s forest plot from a claims table (:func:`claims.table.read_claims`).
 
-    Each row with an effect is a point (marker: its verdict) with its interval; the green
-    region is what the claim allows; an unbounded end is an arrow; the right margin gives the
-    repeats behind each interval. Rows without an effect (``not testable here``) are listed
-    under the figure. Returns the rows drawn, in drawing order.
+    Each row with an effect is a point (marker: its verdict; hollow when the verdict flips
+    under a sensitivity setting, the ``fragile`` column) with its interval; the green region
+    is what the claim allows; an unbounded end is an arrow; the right margin names the cell
+    the effect is taken from (``effect_cell``) and the repeats behind the interval. Each
+    panel is titled with the claim's words (:func:`panel_title`) and its axis with the
+    claim's quantity (``Claim.effect``). Rows decided without an effect interval (exact
+    computations, tests) and rows not testable here are listed under the figure, apart.
+    Returns the rows drawn, in drawing order.
+
+    Raises
+    ------
+    ValueError
+        A claim with rows to draw has no ``effect`` text.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -63,10 +128,13 @@ def forest_plot(
 
     paper_style()
     rows = claims[claims["paper"] == paper]
-    shown = rows[np.isfinite(rows["effect"].astype(float))]
-    untested = rows[~np.isfinite(rows["effect"].astype(float))]
+    shown = _split(rows)[0]
+    _check_effect_texts(shown)
     ids = list(dict.fromkeys(shown["claim_id"]))
-    heights = [max(1, int((shown["claim_id"] == c).sum())) * 0.32 + 0.55 for c in ids] or [1.0]
+    labels = [textwrap.fill(d, LABEL_CHARS) for d in shown["dataset"]]
+    # a row's height in inches: one line of label, or more when it wraps
+    row_h = pd.Series([max(0.32, 0.13 * (t.count("\n") + 1) + 0.1) for t in labels], shown.index)
+    heights = [float(row_h[shown["claim_id"] == c].sum()) + 0.7 for c in ids] or [1.0]
     fig, axes = plt.subplots(
         len(heights),
         1,
@@ -81,26 +149,31 @@ def forest_plot(
         band_lo = max(float(sub["band_low"].iloc[0]), lo_lim)
         band_hi = min(float(sub["band_high"].iloc[0]), hi_lim)
         ax.axvspan(band_lo, band_hi, color=BAND_COLOUR, zorder=0)
-        for y, r in sub.iterrows():
-            colour, marker = VERDICT_STYLE[r["verdict"]]
-            left = r["effect_low"] if math.isfinite(r["effect_low"]) else lo_lim
-            right = r["effect_high"] if math.isfinite(r["effect_high"]) else hi_lim
+        for y, r in enumerate(sub.itertuples()):
+            colour, marker = VERDICT_STYLE[r.verdict]
+            left = r.effect_low if math.isfinite(r.effect_low) else lo_lim
+            right = r.effect_high if math.isfinite(r.effect_high) else hi_lim
             ax.plot([left, right], [y, y], color=colour, lw=1.4)
             for end, edge, direction in (
-                (r["effect_low"], lo_lim, "<"),
-                (r["effect_high"], hi_lim, ">"),
+                (r.effect_low, lo_lim, "<"),
+                (r.effect_high, hi_lim, ">"),
             ):
                 if not math.isfinite(end):
                     ax.plot([edge], [y], marker=direction, color=colour, ms=5)
-            ax.plot([r["effect"]], [y], marker=marker, color=colour, ms=6, mec="white", mew=0.5)
-            ax.annotate(
-                f"n = {int(r['n_repeats'])}",
-                (1.01, y),
-                xycoords=("axes fraction", "data"),
-                va="center",
-                fontsize=6,
+            fragile = bool(_text(r.fragile))
+            ax.plot(
+                [r.effect],
+                [y],
+                marker=marker,
+                ms=6,
+                mfc="white" if fragile else colour,
+                mec=colour if fragile else "white",
+                mew=1.2 if fragile else 0.5,
             )
-        ax.set_yticks(range(len(sub)), sub["dataset"])
+            ax.annotate(
+                _margin(r), (1.01, y), xycoords=("axes fraction", "data"), va="center", fontsize=6
+            )
+        ax.set_yticks(range(len(sub)), [textwrap.fill(d, LABEL_CHARS) for d in sub["dataset"]])
         ax.set_ylim(len(sub) - 0.5, -0.5)
         if log:
             ax.set_xscale("log")
@@ -108,31 +181,30 @@ def forest_plot(
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlim(lo_lim, hi_lim)
-        ax.set_xlabel(CLAIMS[cid].effect or "effect", labelpad=1)
-        ax.set_title(f"{cid} ({CLAIMS[cid].item})", loc="left", fontsize=7)
+        ax.set_xlabel(CLAIMS[cid].effect, labelpad=1)
+        ax.set_title(panel_title(cid), loc="left", fontsize=7)
+        ax.annotate(
+            cid, (1.01, -0.04), xycoords="axes fraction", va="top", fontsize=5, color="#666666"
+        )
     if not ids:
         axes[0, 0].text(0.5, 0.5, "no claim with an effect in this run", ha="center")
         axes[0, 0].set_axis_off()
     handles = [
         Line2D([], [], color=c, marker=m, lw=1.4, label=v) for v, (c, m) in VERDICT_STYLE.items()
-    ] + [Patch(color=BAND_COLOUR, label="what the claim allows")]
+    ] + [
+        Line2D([], [], color="#555555", marker="o", mfc="white", lw=0, label="fragile (hollow)"),
+        Patch(color=BAND_COLOUR, label="what the claim allows"),
+    ]
     fig.legend(
-        handles=handles, loc="upper center", ncol=5, bbox_to_anchor=(0.5, 1.0), frameon=False
+        handles=handles, loc="upper center", ncol=6, bbox_to_anchor=(0.5, 1.0), frameon=False
     )
     fig.suptitle(
         f"{PAPERS[paper].title}: each claim's effect with its 95% interval against its margin",
         y=1.0 + 0.35 / (sum(heights) + 0.9),
     )
-    if len(untested):
-        fig.text(
-            0.01,
-            -0.01,
-            "Not testable here: "
-            + "; ".join(f"{r.claim_id} ({r.dataset})" for r in untested.itertuples()),
-            fontsize=6,
-            va="top",
-            wrap=True,
-        )
-    fig.tight_layout(rect=(0, 0, 0.96, 1 - 0.3 / (sum(heights) + 0.9)))
+    notes = [f"{head}: " + "; ".join(items) for head, items in unplotted(rows)]
+    if notes:
+        fig.text(0.01, -0.01, "\n".join(notes), fontsize=6, va="top", wrap=True)
+    fig.tight_layout(rect=(0, 0, 0.9, 1 - 0.3 / (sum(heights) + 0.9)))
     save_figure(fig, pdf_path, png_path)
     return shown.set_index("claim_id").loc[ids].reset_index() if ids else shown

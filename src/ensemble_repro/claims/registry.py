@@ -23,6 +23,9 @@ VERDICT_MD = "results/paper_vs_ours.md"
 VERDICT_HTML = "results/paper_vs_ours.html"
 #: The verdict summary included by the report's front page (workflow/report/workflow.rst).
 VERDICT_SUMMARY_RST = "results/claims_summary.rst"
+#: The published paper-scale run (``make record``): the only verdicts that decide about the
+#: papers; smaller scales' pages point to it.
+PAPER_RECORD = "record/paper"
 #: HTML renderings of result tables for the Snakemake report: results/<table>.csv ->
 #: TABLE_HTML.format(table=<table>).
 TABLE_HTML = "results/html/{table}.html"
@@ -46,6 +49,7 @@ COLUMNS = (
     "rule",
     "timing",
     "effect",
+    "effect_cell",
     "effect_low",
     "effect_high",
     "band_low",
@@ -54,6 +58,8 @@ COLUMNS = (
 )
 #: Scale names of the shipped config files (``config/<stem>.yaml``).
 SCALES = {"config": "paper", "quick": "quick", "smoke": "smoke"}
+#: The scale label of verdicts made with the paper config (``config/config.yaml``).
+PAPER_SCALE = SCALES["config"]
 #: Environment variable holding each paper's scale label as JSON, set when the workflow is
 #: parsed (``workflow/rules/claims.smk``). The label is made from the values the verdicts rest
 #: on, and any change of those reruns the claims anyway: as a param it would only add reruns.
@@ -161,3 +167,5 @@ class Claim:
     timing: bool = False
     #: What the ``effect`` columns of its rows measure (the forest plot's axis).
     effect: str = ""
+    #: A short title in the paper's words (the forest plot's panel title).
+    title: str = ""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..papers import PAPERS
+from .registry import PAPER_RECORD, PAPER_SCALE, VERDICT_MD
 from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, VERDICTS
 
 #: Paper key -> title, in report order.
@@ -24,6 +25,7 @@ _CSS = (
     "th{background:#f0f0f0}.v-reproduced{background:#d9f2d9}"
     ".v-partly{background:#fff3c4}.v-not{background:#f8d0d0}.v-untestable{background:#e6e6e6}"
     ".v-inconclusive{background:#dde8f6}"
+    ".banner{border:2px solid #b35806;background:#fee0b6;padding:6px 10px;font-weight:bold}"
 )
 _VERDICT_CLASS = {
     REPRODUCED: "v-reproduced",
@@ -39,15 +41,49 @@ def made_at(df: pd.DataFrame) -> list[str]:
     return sorted({f"{r.scale} scale, {r.made_on}" for r in df.itertuples()})
 
 
+def scale_banner(df: pd.DataFrame) -> str:
+    """The sentence a verdict page or summary opens with: the scale(s) its rows were made at
+    and whether they decide about the papers (only the paper config's do, :data:`PAPER_RECORD`
+    holds them); '' for a table without rows."""
+    scales = sorted(set(df["scale"]))
+    if not scales:
+        return ""
+    if scales == [PAPER_SCALE]:
+        return (
+            "Paper scale: these verdicts were made with the paper config (config/config.yaml); "
+            f"the published run of record is {PAPER_RECORD}/."
+        )
+    named = " and ".join(scales)
+    which = (
+        "the rows not made at paper scale (see where each was made) decide"
+        if PAPER_SCALE in scales
+        else "these verdicts were made with a config other than the paper config "
+        "(config/config.yaml) and decide"
+    )
+    return (
+        f"{named[0].upper()}{named[1:]} scale: {which} nothing about the papers. The "
+        f"paper-scale verdicts are in {PAPER_RECORD}/ ({PAPER_RECORD}/{Path(VERDICT_MD).name})."
+    )
+
+
+def _count(sub: pd.DataFrame, verdict: str) -> str:
+    """Rows of ``sub`` with ``verdict``, and how many of them are fragile (flip under a
+    sensitivity setting: a non-empty ``fragile`` column), e.g. ``'6 (1 fragile)'``."""
+    rows = sub[sub["verdict"] == verdict]
+    fragile = sum(1 for v in rows["fragile"] if isinstance(v, str) and v)
+    return f"{len(rows)} ({fragile} fragile)" if fragile else str(len(rows))
+
+
 def summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Per paper: how many claim rows got each verdict, with the scale(s) and date(s) made at."""
+    """Per paper: how many claim rows got each verdict (with how many of them are fragile),
+    with the scale(s) and date(s) made at."""
     rows = []
     for paper, title in _TITLES.items():
         sub = df[df["paper"] == paper]
         if not len(sub):
             continue
         row = {"paper": title}
-        row.update({v: int((sub["verdict"] == v).sum()) for v in VERDICTS})
+        row.update({v: _count(sub, v) for v in VERDICTS})
         row["made at"] = ", ".join(made_at(sub))
         rows.append(row)
     return pd.DataFrame(rows, columns=["paper", *VERDICTS, "made at"])
@@ -67,14 +103,17 @@ def verdict_markdown(
     df: pd.DataFrame,
     title: str = "Paper vs ours: verdicts on the claims of the three papers",
     forests: Mapping[str, str] | None = None,
+    record: str = PAPER_RECORD,
 ) -> str:
-    """The verdict page: a per-paper summary, then every claim with the paper's words beside
-    our numbers, interval, verdict and the rule that decided it (``title``: its heading; a
-    paper's own page ``results/<paper>/paper_vs_ours.md`` is the same page on its rows;
-    ``forests``: paper -> its forest plot's path relative to the page)."""
-    lines = [
-        f"# {title}",
-        "",
+    """The verdict page: its scale banner (:func:`scale_banner`, linking ``record``, the
+    record's path relative to the page), a per-paper summary, then every claim with the
+    paper's words beside our numbers, interval, verdict and the rule that decided it
+    (``title``: its heading; a paper's own page ``results/<paper>/paper_vs_ours.md`` is the
+    same page on its rows; ``forests``: paper -> its forest plot's path relative to the
+    page)."""
+    banner = scale_banner(df).replace(f"{PAPER_RECORD}/", f"[{PAPER_RECORD}/]({record}/)", 1)
+    lines = [f"# {title}", ""] + ([f"> **{banner}**", ""] if banner else [])
+    lines += [
         "Generated from the claims table(s) `claims.csv`. Verdicts: "
         + ", ".join(f"`{v}`" for v in VERDICTS)
         + ". A claim is `reproduced` only when the "
@@ -83,7 +122,8 @@ def verdict_markdown(
         "`inconclusive` when it straddles the bound, with the repeats that would decide it; "
         "`partly reproduced` when decided parts disagree. Each row states its rule. "
         "`robust_to` counts the paper's sensitivity settings under which a decided verdict "
-        "stays the same.",
+        'stays the same; "(k fragile)" in the summary counts the verdicts that flip under '
+        "one (the `fragile` column).",
         "",
         "## Summary",
         "",
@@ -146,14 +186,17 @@ def _page(title: str, body: str) -> str:
 def verdict_html(df: pd.DataFrame, forests: Mapping[str, Path] | None = None) -> str:
     """The verdict page as one self-contained HTML file (shown inline in the Snakemake report),
     each paper's forest plot (``forests``: paper -> PNG) embedded above its rows."""
+    banner = scale_banner(df)
     parts = [
         "<h1>Paper vs ours: verdicts on the claims of the three papers</h1>",
+        f'<p class="banner">{html.escape(banner)}</p>' if banner else "",
         (
             "<p>Generated from <code>results/claims.csv</code>. A claim is <em>reproduced</em> "
             "only when the interval over repeated randomness lies wholly inside what the claim "
             "allows, <em>not reproduced</em> when it lies wholly outside, <em>inconclusive</em> "
             "when it straddles the bound (<code>repeats_needed</code> says what would decide "
-            "it); each row states its rule.</p>"
+            "it); each row states its rule. &ldquo;(k fragile)&rdquo; in the summary counts the "
+            "verdicts that flip under a sensitivity setting.</p>"
         ),
         "<h2>Summary</h2>",
         _html_table(summary(df)),
@@ -225,10 +268,11 @@ def table_html(
 
 
 def summary_rst(df: pd.DataFrame) -> str:
-    """The per-paper verdict summary as a reStructuredText list table (the report's front page
-    includes it)."""
+    """The per-paper verdict summary as a reStructuredText list table under its scale banner
+    (:func:`scale_banner`; the report's front page includes it)."""
     s = summary(df)
-    lines = [
+    banner = scale_banner(df)
+    lines = ([f"**{banner}**", ""] if banner else []) + [
         ".. list-table:: Verdicts per paper (rows of results/claims.csv)",
         "   :header-rows: 1",
         "",

@@ -30,6 +30,7 @@ def claim_row(
     repeats_needed: str = "",
     effect: Interval | None = None,
     band: tuple[float, float] = (-math.inf, math.inf),
+    cell: str = "",
 ) -> dict:
     """One row of a claims table (``scale`` and ``made_on`` are filled by :func:`claims_frame`).
 
@@ -59,6 +60,9 @@ def claim_row(
         The claim's effect as it is decided (the forest plot's point and bar).
     band : (float, float)
         The region ``effect`` must lie in for the claim to hold (ends may be infinite).
+    cell : str
+        The cell ``effect`` is taken from when it is not the row's own pooled effect (e.g.
+        ``"ridge, m/n=0.4"``, the least covered cell); the forest plot names it in its margin.
 
     Returns
     -------
@@ -103,6 +107,7 @@ def claim_row(
         "rule": c.rule,
         "timing": c.timing,
         "effect": effect.estimate if effect else nan,
+        "effect_cell": cell if effect else "",
         "effect_low": effect.low if effect else nan,
         "effect_high": effect.high if effect else nan,
         "band_low": band[0] if effect else nan,

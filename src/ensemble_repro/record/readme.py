@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..claims.registry import SCALES, VERDICT_MD
+from ..claims.registry import PAPER_SCALE, VERDICT_MD
 from ..claims.render import summary
 from ..claims.table import read_claims
 from ..io import MarkerError, markdown_table, replace_marked_block
@@ -25,8 +25,6 @@ README_END = "<!-- end of paper-scale verdicts -->"
 #: The record's claims table and verdict page (named as in ``results/``).
 RECORD_CLAIMS = "claims.csv"
 RECORD_VERDICT_PAGE = Path(VERDICT_MD).name
-#: The scale label of verdicts made with the paper config (``config/config.yaml``).
-PAPER_SCALE = SCALES["config"]
 
 
 def _paper_claims(record: Path) -> list[Path]:

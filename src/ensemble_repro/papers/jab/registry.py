@@ -45,6 +45,7 @@ CLAIMS = (
         + _ACROSS,
         _JAB_IN,
         effect="coverage",
+        title="the coverage of the J+aB is near the nominal level",
     ),
     Claim(
         "jab.theorem1",
@@ -61,6 +62,7 @@ CLAIMS = (
         "covered cell. The effect shown is the least covered cell.",
         ("results/jab/main.csv",),
         effect="coverage",
+        title="Theorem 1: coverage at least 1 - 2 alpha",
     ),
     Claim(
         "jab.width_no_winner",
@@ -74,6 +76,7 @@ CLAIMS = (
         "outside." + _CELLS + _UNDECIDED + _ACROSS,
         _JAB_IN,
         effect="width ratio J+aB / J+ensemble",
+        title="no method always outperforming the other in precision",
     ),
     Claim(
         "jab.bagging_helps_rf",
@@ -90,6 +93,7 @@ CLAIMS = (
         "both learners ran." + _CELLS + _UNDECIDED,
         _JAB_IN,
         effect="width ratio J+aB / J+non-ensemble",
+        title="improved precision in the case of RF, not so for Ridge",
     ),
     Claim(
         "jab.bagging_helps_nn",
@@ -104,6 +108,7 @@ CLAIMS = (
         f"above {mg.NO_GAIN}; else inconclusive. The effect shown is the narrowest cell.",
         _JAB_IN,
         effect="width ratio J+aB / J+non-ensemble",
+        title="improved precision for some data sets and m, in the case of NN",
     ),
     Claim(
         "jab.fixed_vs_random_b",
@@ -117,6 +122,7 @@ CLAIMS = (
         "reproduced, decided both ways -> partly." + _CELLS + _UNDECIDED + _ACROSS,
         ("results/jab/fixed_vs_random.csv",),
         effect="width ratio random / fixed B",
+        title="J+aB fixed and J+aB random behave essentially the same",
     ),
     Claim(
         "jab.cheaper_than_ensemble",
@@ -133,5 +139,6 @@ CLAIMS = (
         ("results/jab/main.csv", "results/jab/tables/*.csv"),
         timing=True,
         effect="seconds J+ensemble / J+aB",
+        title="J+aB 3.0 s vs J+ensemble 61.6 s",
     ),
 )

@@ -86,7 +86,7 @@ def grid_figure(
     alpha: float,
     title: str,
 ):
-    """3 x 3 grid of box plots over trials (rows data sets, columns learners, x = m/n)."""
+    """Grid of box plots over trials (rows data sets, columns learners, x = m/n)."""
     import matplotlib.pyplot as plt
 
     from ...plotting import paper_style
