@@ -190,6 +190,7 @@ CLAIMS = (
         "a heterogeneity flag; not testable when every cell is saturated.",
         ("results/knapsack/runs/<pool>.csv",),
         effect="SS - SA rate of reaching the optimum",
+        title="adapts to the ensemble energy better than SA",
     ),
     Claim(
         "knapsack.sa_near_global",
@@ -204,6 +205,7 @@ CLAIMS = (
         "saturated.",
         ("results/knapsack/runs/<pool>.csv",),
         effect="optimum q - SA's best q",
+        title="SA's solutions are close to the global extremum",
     ),
     Claim(
         "knapsack.sa_initial_conditions",
