@@ -151,3 +151,29 @@ def test_random_effects_is_statsmodels_dersimonian_laird(log, level):
             f"I2 = {max(ref.i2, 0.0):.0%}, Q p = {q_p:.2g}"
         )
     assert 0 < truncations < 20  # both cases were met
+
+
+def test_logit_random_effects_is_statsmodels_dersimonian_laird_on_logits():
+    """Proportions pooled on the logit scale: statsmodels' DL on the logits, mapped back."""
+    rng = np.random.default_rng(11)
+    level = rules.LEVEL
+    z = stats.norm.ppf(0.5 + level / 2)
+    for _ in range(20):
+        k = int(rng.integers(2, 9))
+        y = rng.normal(1.5, rng.uniform(0.0, 0.8), size=k)  # logits of rates near 0.8
+        se = rng.uniform(0.05, 0.5, size=k)
+        expit = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+        strata = [
+            rules.Interval(
+                float(expit(e)), float(expit(e - z * s)), float(expit(e + z * s)), "t", 9
+            )
+            for e, s in zip(y, se, strict=True)
+        ]
+        ours, _ = rules.logit_random_effects(strata, level)
+        ref = sm_meta.combine_effects(y, se**2, method_re="dl", use_t=False, alpha=1 - level)
+        truncated = ref.tau2 < 0
+        mean = ref.mean_effect_fe if truncated else ref.mean_effect_re
+        low, high = ref.conf_int(alpha=1 - level, use_t=False)[0 if truncated else 1]
+        assert ours.estimate == pytest.approx(float(expit(mean)), rel=1e-7)
+        assert (ours.low, ours.high) == pytest.approx((expit(low), expit(high)), rel=1e-7)
+        assert 0 <= ours.low <= ours.estimate <= ours.high <= 1
