@@ -21,6 +21,11 @@ from ensemble_repro.config import (
 from ensemble_repro.data import DataError, preflight, prepared_names_for
 from ensemble_repro.papers import PAPERS
 from ensemble_repro.rule_keys import BENCHMARKS, FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
+from ensemble_repro.snakemake_guard import check_installed
+
+# Config files are data: Snakemake must have read them with the strict loader (no YTE code).
+if check_installed():
+    raise WorkflowError(check_installed())
 
 # Conda environment used by every rule (`--sdm conda`); path relative to this directory.
 ENV = "../../envs/ensemble-repro.yaml"
