@@ -207,17 +207,24 @@ def test_the_library_loaded_is_the_one_checked(env):
 
 
 def test_a_damaged_library_is_named(env):
-    """A library of the right name that the loader cannot map (e.g. cut short by a full disk)."""
-    cache = env / "xdg" / "ensemble_repro"
-    cache.mkdir(parents=True, mode=0o700)
+    """A library of the right name that the loader cannot map (e.g. cut short by a full
+    disk), in a fresh process (none loaded yet under the same /proc/self/fd name)."""
+    cache = env / "cache"
+    cache.mkdir(mode=0o700)
     lib = cache / _lib_name()
     lib.write_bytes(b"\x7fELF not really")
     lib.chmod(0o700)
-    with pytest.raises(OSError) as info:
-        timing._library()
-    message = str(info.value)
-    assert message.startswith(f"the compiled timing kernel {lib} cannot be loaded (")
-    assert message.endswith("Delete it; it is compiled again on next use")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from ensemble_repro.qwyc import timing; timing._library()"],
+        env={**os.environ, "ENSEMBLE_REPRO_CACHE": str(cache)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    last = proc.stderr.rstrip().splitlines()[-1]
+    assert last.startswith(f"OSError: the compiled timing kernel {lib} cannot be loaded ("), last
+    assert last.endswith("Delete it; it is compiled again on next use"), last
 
 
 def test_a_failed_compile_shows_what_the_compiler_said(env, monkeypatch):
