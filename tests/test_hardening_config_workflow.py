@@ -79,7 +79,8 @@ def test_the_workflow_refuses_to_run_without_the_guard(tmp_path):
     stops at once with the command that installs it."""
     code = (
         "import sys\n"
-        "sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != '_Finder']\n"
+        "from ensemble_repro.snakemake_guard import _Finder\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _Finder)]\n"
         "from snakemake.cli import main\n"
         "main(sys.argv[1:])\n"
     )

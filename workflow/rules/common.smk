@@ -24,8 +24,9 @@ from ensemble_repro.rule_keys import BENCHMARKS, FETCH_SETTINGS_ENV, TRANSPORT_K
 from ensemble_repro.snakemake_guard import check_installed
 
 # Config files are data: Snakemake must have read them with the strict loader (no YTE code).
-if check_installed():
-    raise WorkflowError(check_installed())
+_UNGUARDED = check_installed()
+if _UNGUARDED:
+    raise WorkflowError(_UNGUARDED)
 
 # Conda environment used by every rule (`--sdm conda`); path relative to this directory.
 ENV = "../../envs/ensemble-repro.yaml"
