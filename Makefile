@@ -58,7 +58,7 @@ report: check-config
 
 ## Check CONFIG, an overlay on config/config.yaml (the file exists, YAML syntax with file and
 ## line, schema, cross-field rules), without running; every target that passes CONFIG to
-## Snakemake runs it first (Snakemake's own answer to a missing --configfile is a traceback).
+## Snakemake runs it first (all of its messages before Snakemake starts).
 check-config: $(STAMP)
 	$(BIN)/python -m ensemble_repro.config $(CONFIG)
 

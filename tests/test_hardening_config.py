@@ -163,8 +163,8 @@ def _config_targets() -> dict[str, list[str]]:
 
 
 def test_every_make_target_given_a_config_checks_it_first():
-    """Snakemake answers a missing --configfile, or a directory, with a traceback before it
-    reads the Snakefile: every make target passing CONFIG on runs check-config first."""
+    """Every make target passing CONFIG on runs check-config first: the config's messages
+    all come before Snakemake starts."""
     targets = _config_targets()
     assert {"reproduce", "dry-run", "report", "estimate", "lint", "record"} <= set(targets)
     assert not [t for t, prereqs in targets.items() if "check-config" not in prereqs]
