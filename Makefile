@@ -1,6 +1,7 @@
 # Two entry points (see README.md): `make reproduce CORES=4 [MIRROR=<dir>] [CONFIG=...]`
 # and `make test`. Both create .venv with the package, its workflow layer and the test tools on
-# first use; `make lint` adds the lint tools.
+# first use (and the hook making Snakemake read config files as data only:
+# ensemble_repro.snakemake_guard); `make lint` adds the lint tools.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -27,11 +28,12 @@ export ENSEMBLE_REPRO_MIRROR := $(if $(MIRROR),$(abspath $(MIRROR)),)
 
 .PHONY: reproduce report test unit lint format docs dist check-config config-readme readme-cost dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme record-report
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml src/ensemble_repro/snakemake_guard.py
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip
 	$(PIP) -e ".[workflow,test]"
+	$(BIN)/python -c "import ensemble_repro.snakemake_guard as g; print('installed', g.install())"
 	touch $(STAMP)
 
 $(LINT_STAMP): $(STAMP)
@@ -58,7 +60,7 @@ report: check-config
 
 ## Check CONFIG, an overlay on config/config.yaml (the file exists, YAML syntax with file and
 ## line, schema, cross-field rules), without running; every target that passes CONFIG to
-## Snakemake runs it first (Snakemake's own answer to a missing --configfile is a traceback).
+## Snakemake runs it first (all of its messages before Snakemake starts).
 check-config: $(STAMP)
 	$(BIN)/python -m ensemble_repro.config $(CONFIG)
 

@@ -648,3 +648,13 @@ def test_the_figures_job_costs_a_light_job_per_figure(aggregations, fvr, n_figur
     assert jab_cost.COSTS["jab_figures"](job, config, units) == pytest.approx(
         n_figures * units.get("light_job")
     )
+
+
+@pytest.mark.parametrize("option", ["--unit-costs", "--slurm-profile"])
+def test_cli_names_a_missing_input_file(tmp_path, capsys, option):
+    missing = tmp_path / "nope.csv"
+    with pytest.raises(SystemExit) as info:
+        est.main(["--config", str(REPO / "config" / "smoke.yaml"), option, str(missing)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{option} {missing}: no such file (looked for {missing}); give " in err, err

@@ -194,3 +194,21 @@ def test_cached_calibration_reads_the_cache_and_never_measures(tmp_path):
 def test_machine_key_names_host_cpu_and_cores():
     key = mc.machine_key()
     assert set(key) == {"hostname", "cpu_model", "cores"} and key["cores"] >= 1
+
+
+@pytest.mark.parametrize("value", ["fast", None, 0, -2.0, True])
+def test_a_bad_cached_kernel_time_names_the_cache_file(tmp_path, value):
+    """A kernel time that is not a positive number of seconds (text, null, zero, negative)
+    is named with its file and the fix, never divided into a TypeError or a "~-2 s" estimate."""
+    cal = mc.machine_calibration(tmp_path, key=KEY, measure=FakeMeasure(1.0))
+    family = mc.KERNEL_FAMILIES[0]
+    data = json.loads(cal.path.read_text())
+    data["kernels"][family] = value
+    cal.path.write_text(json.dumps(data))
+    with pytest.raises(ValueError) as info:
+        mc.machine_calibration(tmp_path, key=KEY, measure=FakeMeasure(1.0))
+    assert str(info.value) == (
+        f"the machine-calibration cache {cal.path} holds kernels.{family} = "
+        f"{json.dumps(value)}, not a positive number of CPU seconds: delete the file (the "
+        "machine is then timed again, well under a minute)"
+    )

@@ -204,3 +204,43 @@ def test_the_library_loaded_is_the_one_checked(env):
     assert proc.returncode == 0, proc.stderr
     assert not planted.exists()  # the swap happened
     assert not marker.exists(), "the loader opened the file swapped in after the check"
+
+
+def test_a_damaged_library_is_named(env):
+    """A library of the right name that the loader cannot map (e.g. cut short by a full
+    disk), in a fresh process (none loaded yet under the same /proc/self/fd name)."""
+    cache = env / "cache"
+    cache.mkdir(mode=0o700)
+    lib = cache / _lib_name()
+    lib.write_bytes(b"\x7fELF not really")
+    lib.chmod(0o700)
+    proc = subprocess.run(
+        [sys.executable, "-c", "from ensemble_repro.qwyc import timing; timing._library()"],
+        env={**os.environ, "ENSEMBLE_REPRO_CACHE": str(cache)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    last = proc.stderr.rstrip().splitlines()[-1]
+    assert last.startswith(f"OSError: the compiled timing kernel {lib} cannot be loaded ("), last
+    assert last.endswith("Delete it; it is compiled again on next use"), last
+
+
+def test_a_failed_compile_shows_what_the_compiler_said(env, monkeypatch):
+    """cc's own words (here the "No space left on device" of a full cache disk) and the
+    cache folder, not a CalledProcessError."""
+    cc = env / "cc"
+    cc.write_text(
+        "#!/bin/sh\necho 'cc1: fatal error: cannot write: No space left on device' >&2\nexit 1\n"
+    )
+    cc.chmod(0o755)
+    monkeypatch.setenv("CC", str(cc))
+    cache = env / "xdg" / "ensemble_repro"
+    with pytest.raises(RuntimeError) as info:
+        timing._library()
+    assert str(info.value) == (
+        f"{cc} could not compile the timing kernel into {cache} (exit status 1): cc1: fatal "
+        "error: cannot write: No space left on device\nFree space there if it is full, or set "
+        "ENSEMBLE_REPRO_CACHE to another directory of your own"
+    )

@@ -2,6 +2,7 @@
 shapes a YAML parser chokes on) and the cross-field checks, each error naming the file and
 the key or the line and column."""
 
+import os
 import re
 import signal
 import subprocess
@@ -162,8 +163,8 @@ def _config_targets() -> dict[str, list[str]]:
 
 
 def test_every_make_target_given_a_config_checks_it_first():
-    """Snakemake answers a missing --configfile, or a directory, with a traceback before it
-    reads the Snakefile: every make target passing CONFIG on runs check-config first."""
+    """Every make target passing CONFIG on runs check-config first: the config's messages
+    all come before Snakemake starts."""
     targets = _config_targets()
     assert {"reproduce", "dry-run", "report", "estimate", "lint", "record"} <= set(targets)
     assert not [t for t, prereqs in targets.items() if "check-config" not in prereqs]
@@ -251,6 +252,11 @@ def test_integers_must_be_integers(tmp_path, capsys, overlay, message):
             "knapsack.adversarial.checkpoints.1 = 5000 is above "
             "knapsack.adversarial.evaluations = 1000",
         ),
+        (
+            "knapsack:\n  synthetic:\n    sizes: [20, 100000]\n",
+            "config value knapsack.synthetic.sizes.1 = 100000 is above 2000 "
+            "(ensemble_repro.knapsack.MAX_ELL)",
+        ),
     ],
 )
 def test_cross_field_checks_at_start(tmp_path, capsys, overlay, message):
@@ -275,3 +281,60 @@ def test_max_depth_must_cover_every_qwyc_data_set(tmp_path, capsys, monkeypatch)
     assert "Fix it in config/config.yaml" in err
     (tmp_path / "off.yaml").write_text("experiments: {qwyc: false}\n")  # not in use: no depth
     assert main(["off.yaml", "--schema", str(SCHEMA)]) == 0
+
+
+@pytest.mark.parametrize(
+    "text, where, problem",
+    [
+        ("1: 2\n", "line 1, column 1", "the key 1 is read as int 1, not as text"),
+        ("~: 2\n", "line 1, column 1", "the key ~ is read as NoneType None, not as text"),
+        ("true: 1\n", "line 1, column 1", "the key true is read as bool True, not as text"),
+        ("jab: {3: x}\n", "line 1, column 7", "the key 3 is read as int 3, not as text"),
+        ("__use_yte__: true\n", "line 1, column 1", "the key __use_yte__ switches on"),
+        (
+            "seed: ?__import__('os').getpid()\n",
+            "line 1, column 7",
+            "\"?__import__('os').getpid()\" is a YTE expression, which Snakemake would run "
+            "as Python code",
+        ),
+        (
+            "a: " + "[" * 60 + "]" * 60 + "\n",
+            "line 1, column 53",
+            "the values here are nested more than 50 levels deep",
+        ),
+        (
+            "".join(" " * i + "k:\n" for i in range(3000)) + " " * 3000 + "v: 1\n",
+            "line 50, column 50",
+            "the values here are nested more than 50 levels deep",
+        ),
+    ],
+)
+def test_keys_templates_and_depth_refused(tmp_path, capsys, text, where, problem):
+    status, err, path = _check(tmp_path, capsys, text)
+    assert status == 1
+    assert f"config file {path} is not a usable config: {where}: {problem}" in err, err
+
+
+def test_nesting_up_to_the_limit_is_read(tmp_path):
+    """50 levels: the top mapping, 48 lists and the value."""
+    path = tmp_path / "deep.yaml"
+    path.write_text("a: " + "[" * 48 + "1" + "]" * 48 + "\n")
+    value = load_yaml_file(path)["a"]
+    for _ in range(48):
+        value = value[0]
+    assert value == 1
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path, capsys):
+    """Checked on a descriptor opened without blocking: a plain open waits for a writer."""
+    fifo = tmp_path / "over.yaml"
+    os.mkfifo(fifo)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ensemble_repro.config", str(fifo), "--schema", str(SCHEMA)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
+    assert proc.returncode == 1
+    assert f"config file {fifo} is a FIFO (named pipe)" in proc.stderr, proc.stderr

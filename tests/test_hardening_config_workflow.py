@@ -5,8 +5,10 @@ run at start, naming the file and the line or the key.
 Each case stops while the Snakefile is read (seconds, no job), so these are not marked slow.
 """
 
+import subprocess
+
 import pytest
-from workflow_helpers import SMOKE, run_snakemake
+from workflow_helpers import SMOKE, run_snakemake, snakemake_cmd, workflow_env
 
 pytestmark = pytest.mark.workflow
 
@@ -34,23 +36,67 @@ def test_overlay_refused_at_start(tmp_path, overlay, expected):
 
 
 @pytest.mark.parametrize("name", ["missing.yaml", "a_directory", "empty.yaml"])
-def test_snakemake_refuses_a_bad_configfile_before_reading_the_snakefile(tmp_path, name):
-    """What docs/configuration.md documents: Snakemake loads every --configfile before it reads the
-    Snakefile, so none of the workflow's checks run and its answer ends in this line (a
-    traceback, or for an empty file a message without its name); `make` targets run
-    `make check-config` first, which names the path and the fix."""
+def test_snakemake_names_a_bad_configfile(tmp_path, name):
+    """Snakemake loads every --configfile before it reads the Snakefile; it reads them through
+    the strict loader (ensemble_repro.snakemake_guard), so the message names the file."""
     given = tmp_path / name
     if name == "a_directory":
         given.mkdir()
-        last = f"IsADirectoryError: [Errno 21] Is a directory: '{given}'"
+        expected = f"config file {given} is a directory: give the path of one YAML file"
     elif name == "empty.yaml":
         given.write_text("# only a comment\n")
-        last = "Config file must be given as JSON or YAML with keys at top level."
+        expected = f"config file {given} is empty (or only comments)"
     else:
-        last = f"FileNotFoundError: [Errno 2] No such file or directory: '{given}'"
+        expected = f"config file {given} does not exist"
     proc = run_snakemake(tmp_path / "run", "-n", configfile=given)
     assert proc.returncode != 0
-    assert proc.stdout.rstrip().splitlines()[-1] == last, proc.stdout[-2000:]
+    assert expected in proc.stdout and "Traceback" not in proc.stdout, proc.stdout[-2000:]
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "__use_yte__: true\nseed: ?__import__('os').system('touch {marker}')\n",
+        "seed: ?__import__('os').system('touch {marker}')\n",
+    ],
+)
+def test_a_config_file_cannot_run_code(tmp_path, template):
+    """A YTE template in an overlay is refused before Snakemake evaluates anything."""
+    marker = tmp_path / "X"
+    evil = tmp_path / "evil.yaml"
+    evil.write_text(template.format(marker=marker))
+    proc = run_snakemake(tmp_path / "run", "-n", "--configfile", str(SMOKE), str(evil))
+    assert proc.returncode != 0
+    assert not marker.exists()
+    assert f"config file {evil} is not a usable config: line 2" in proc.stdout or (
+        f"config file {evil} is not a usable config: line 1" in proc.stdout
+    ), proc.stdout[-2000:]
+    assert "is a YTE expression, which Snakemake would run as Python code" in proc.stdout
+
+
+def test_the_workflow_refuses_to_run_without_the_guard(tmp_path):
+    """Where Snakemake reads config files leniently (the hook not installed), the workflow
+    stops at once with the command that installs it."""
+    code = (
+        "import sys\n"
+        "from ensemble_repro.snakemake_guard import _Finder\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _Finder)]\n"
+        "from snakemake.cli import main\n"
+        "main(sys.argv[1:])\n"
+    )
+    cmd = snakemake_cmd(tmp_path / "run", "-n")
+    (tmp_path / "run").mkdir()
+    proc = subprocess.run(
+        [cmd[0], "-c", code, *cmd[3:]],
+        env=workflow_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "reads config files without ensemble-repro's strict loader" in out, out[-2000:]
+    assert "import ensemble_repro.snakemake_guard as g; g.install()" in out
 
 
 def test_snakemake_refuses_a_dotted_config_key_itself(tmp_path):

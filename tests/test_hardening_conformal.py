@@ -12,6 +12,7 @@ from ensemble_repro.conformal import (
     JackknifePlusAfterBootstrap,
     JackknifePlusEnsemble,
 )
+from ensemble_repro.learners import PaperRidge
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +126,41 @@ def test_from_bagging_accepts_its_own_data_with_feature_subsets(data):
     assert jab.n_resamples_ == 6
     with pytest.raises(ValueError, match="the data the model was fitted on"):
         JackknifePlusAfterBootstrap.from_bagging(bag, X, y + 1.0)
+
+
+@pytest.mark.parametrize(
+    "resamples, shown",
+    [
+        ([[0.5, 1.2]], "[0.5, 1.2] (float64 of shape (2,))"),
+        ([[0, 1], [True, False]], "[True, False] (bool of shape (2,))"),
+        ([["a", "b"]], "['a', 'b'] (<U1 of shape (2,))"),
+    ],
+)
+def test_resamples_must_be_integer_indices(resamples, shown):
+    X, y = np.arange(20.0).reshape(10, 2), np.arange(10.0)
+    jab = JackknifePlusAfterBootstrap(PaperRidge(), random_state=0)
+    with pytest.raises(ValueError) as info:
+        jab.fit(X, y, resamples=resamples)
+    b = len(resamples) - 1
+    assert str(info.value) == (
+        f"resamples must be non-empty 1-D arrays of integer indices in [0, 10); "
+        f"resamples[{b}] = {shown} is not: pass row numbers of X"
+    )
+
+
+@pytest.mark.parametrize("weights", ["uniform", "varied"])
+def test_from_bagging_refuses_a_weighted_fit(weights):
+    """Pure leaves (max_depth=None) hide the weights from the leaf-mean check."""
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(40, 2), rng.randn(40)
+    w = np.full(40, 3.0) if weights == "uniform" else rng.uniform(0.5, 2.0, 40)
+    rf = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y, sample_weight=w)
+    with pytest.raises(ValueError) as info:
+        JackknifePlusAfterBootstrap.from_bagging(rf, X, y)
+    assert str(info.value).startswith("model was fitted with sample_weight (")
+    assert str(info.value).endswith(
+        "J+aB (Algorithm 2) weighs every training point equally, so its intervals would not "
+        "be those of the weighted model. Refit the model without sample_weight"
+    )
+    unweighted = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    assert JackknifePlusAfterBootstrap.from_bagging(unweighted, X, y).n_resamples_ == 5

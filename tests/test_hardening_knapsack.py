@@ -193,3 +193,27 @@ def test_efficiency_with_extreme_cost_ratios():
     assert eff[2] == pytest.approx(q_identical(2, 0.75))
     res = stochastic_search(p, t, 1.0, maxstep=20, random_state=0)
     assert 0 in res.members
+
+
+def test_q_moments_refuses_sizes_past_its_bound(no_hang):
+    """O(ell^3): minutes just past MAX_ELL, hours (and tens of GiB) further on."""
+    from ensemble_repro.knapsack import MAX_ELL, q_moments
+
+    with pytest.raises(ValueError) as info:
+        q_moments(MAX_ELL + 1, 6.0, 4.0)
+    assert str(info.value).startswith(
+        f"ell = {MAX_ELL + 1} is above MAX_ELL = {MAX_ELL}: the exact moments take O(ell^3) time"
+    )
+
+
+def test_stopping_rule_refuses_a_pool_affording_more_than_the_bound(no_hang):
+    from ensemble_repro.knapsack import stopping_rule
+    from ensemble_repro.knapsack.pools import synthetic_pool
+
+    p, t = synthetic_pool(3000, 18.0, 2.0, random_state=0)
+    with pytest.raises(ValueError) as info:
+        stopping_rule(p, t, float(t.sum()) / 2)
+    assert str(info.value).startswith(
+        "the 3000-member pool affords an ensemble of ell_T = 2705 members under budget "
+        "27395.5 (size_estimate='affordable'), above MAX_ELL = 2000"
+    )

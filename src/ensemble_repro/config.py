@@ -40,6 +40,13 @@ def load_schema(schema_path: str | Path) -> dict:
 #: have a few hundred; an "alias bomb" of a few lines expands to billions).
 MAX_NODES = 100_000
 
+#: Deepest nesting of mappings and lists a config file may have (the shipped files nest 4 deep;
+#: thousands of levels would exhaust Python's recursion limit).
+MAX_DEPTH = 50
+
+#: Keys that switch on or feed Snakemake's YTE templating, which runs Python code in the file.
+_YTE_KEYS = ("__use_yte__", "__definitions__", "__variables__")
+
 _LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
 
 
@@ -54,17 +61,33 @@ class _ConfigYAMLError(yaml.MarkedYAMLError):
 class _StrictLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` without the surprises of YAML 1.1 and of repeated keys.
 
-    A key given twice in one mapping (the last one would silently win), a number written
-    with a leading zero (``010`` is octal 8) or in base 60 (``1:30`` is 90), and a file whose
-    aliases expand to more than :data:`MAX_NODES` nodes are refused with their line and column.
+    A key given twice in one mapping (the last one would silently win), a key that is not
+    text (``1``, ``~``, ``true``), a number written with a leading zero (``010`` is octal 8) or
+    in base 60 (``1:30`` is 90), a YTE template (a ``__use_yte__`` key or a ``?`` expression,
+    which Snakemake would run as Python), nesting deeper than :data:`MAX_DEPTH` and a file
+    whose aliases expand to more than :data:`MAX_NODES` nodes are refused with their line and
+    column.
     """
 
     def __init__(self, stream):
         super().__init__(stream)
         self._sizes: dict[int, int] = {}
+        self._depth = 0
 
     def compose_node(self, parent, index):
-        node = super().compose_node(parent, index)
+        if self._depth >= MAX_DEPTH:
+            raise _ConfigYAMLError(
+                f"the values here are nested more than {MAX_DEPTH} levels deep",
+                self.peek_event().start_mark,
+                "flatten the file: the config nests a few levels only",
+            )
+        self._depth += 1
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:str":
+            _refuse_template(node)
         if id(node) not in self._sizes:
             if isinstance(node, yaml.MappingNode):
                 children = [n for pair in node.value for n in pair]
@@ -88,6 +111,20 @@ class _StrictLoader(yaml.SafeLoader):
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     continue
                 key = self.construct_object(key_node, deep=True)
+                if not isinstance(key, str):
+                    raise _ConfigYAMLError(
+                        f"the key {key_node.value or '~'} is read as {type(key).__name__} "
+                        f"{key!r}, not as text (config keys are names)",
+                        key_node.start_mark,
+                        f"quote it ('{key_node.value}') if it is a name, or remove it",
+                    )
+                if key in _YTE_KEYS:
+                    raise _ConfigYAMLError(
+                        f"the key {key} switches on Snakemake's YTE templates, which run "
+                        "Python code written in the file",
+                        key_node.start_mark,
+                        "remove it: a config file holds values only",
+                    )
                 try:
                     first = seen.get(key)
                 except TypeError:  # unhashable: the base class reports it
@@ -124,6 +161,16 @@ class _StrictLoader(yaml.SafeLoader):
     def construct_yaml_float(self, node):
         self._number(node, "number")
         return super().construct_yaml_float(node)
+
+
+def _refuse_template(node: yaml.ScalarNode) -> None:
+    """Refuse a plain or quoted text starting with ``?``: YTE evaluates it as Python."""
+    if node.value.startswith("?"):
+        raise _ConfigYAMLError(
+            f"{node.value!r:.60} is a YTE expression, which Snakemake would run as Python code",
+            node.start_mark,
+            "write the value itself (a config file holds values only)",
+        )
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
@@ -175,13 +222,38 @@ def _missing_file(path: Path) -> str:
     )
 
 
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path``; :class:`ConfigError` when it is not a regular file.
+
+    Opened without blocking and checked on the open descriptor, so a FIFO or a device is
+    refused at once (a plain ``open`` of a FIFO waits for a writer forever).
+    """
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb", closefd=True) as fh:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "not a regular file"
+            raise ConfigError(
+                f"config file {path} is {kind}: give the path of a YAML file saved on disk "
+                "(a pipe or device is not read, so the run cannot hang waiting on it)"
+            )
+        return fh.read()
+
+
 def load_yaml_file(path: str | Path) -> Any:
     """Parse a YAML (or JSON) config file strictly; every failure names the file, line and column.
 
-    Refused besides syntax errors: bytes that are not UTF-8, control characters, a key given
-    twice in one mapping, YAML 1.1 octal / base-60 numbers, aliases expanding past
-    :data:`MAX_NODES` values, an empty file and a top level that is not a mapping of keys. (Snakemake's own
-    message for a config file it cannot parse names neither file nor line.)
+    Refused besides syntax errors: a path that is not a regular file (a FIFO, a device),
+    bytes that are not UTF-8, control characters, a key given twice in one mapping or that is
+    not text, YTE templates, YAML 1.1 octal / base-60 numbers, nesting past :data:`MAX_DEPTH`,
+    aliases expanding past :data:`MAX_NODES` values, an empty file and a top level that is not
+    a mapping of keys. (Snakemake's own message for a config file it cannot parse names
+    neither file nor line.)
 
     Parameters
     ----------
@@ -194,7 +266,7 @@ def load_yaml_file(path: str | Path) -> Any:
         The file's mapping.
     """
     try:
-        raw = Path(path).read_bytes()
+        raw = _read_regular(Path(path))
     except FileNotFoundError:
         raise ConfigError(_missing_file(Path(path))) from None
     except IsADirectoryError:
@@ -721,7 +793,8 @@ def _check_qwyc_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
 
 def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
     """Knapsack: stopping rules distinct as numbers, cost sensitivity other than the main
-    cost, checkpoints within the evaluations."""
+    cost, synthetic pools small enough for the stopping rule, checkpoints within the
+    evaluations."""
     k, out = config["knapsack"], []
 
     def rule(spec):
@@ -737,6 +810,17 @@ def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]
                 "Remove it, or change knapsack.cost"
             )
             out.append((["knapsack", "cost_sensitivity", i], msg))
+    from .knapsack.beta import MAX_ELL
+
+    for i, size in enumerate(k["synthetic"]["sizes"]):
+        if size > MAX_ELL:
+            msg = (
+                f"config value knapsack.synthetic.sizes.{i} = {size} is above {MAX_ELL} "
+                "(ensemble_repro.knapsack.MAX_ELL), the largest ensemble whose stopping rule "
+                f"the run computes (its exact moments take O(size^3) time and O(size^2) "
+                f"memory). Use sizes up to {MAX_ELL}"
+            )
+            out.append((["knapsack", "synthetic", "sizes", i], msg))
     adv = k["adversarial"]
     for i, c in enumerate(adv["checkpoints"]):
         if c > adv["evaluations"]:

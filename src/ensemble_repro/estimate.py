@@ -561,6 +561,12 @@ def main(argv=None) -> int:
         help="config schema checked first (skipped when the file is absent)",
     )
     args = ap.parse_args(argv)
+    for option, path, what in (
+        ("--unit-costs", args.unit_costs, "give a unit-cost CSV, or leave the option out"),
+        ("--slurm-profile", args.slurm_profile, "give a profile's config.yaml, or '' for none"),
+    ):
+        if path and not Path(path).is_file():
+            ap.error(f"{option} {path}: no such file (looked for {Path(path).absolute()}); {what}")
     if args.readme is not None:
         try:
             changed = replace_marked_block(
@@ -601,9 +607,13 @@ def main(argv=None) -> int:
     units = reference = UnitCosts(args.unit_costs)
     machine = "unit costs of the reference machine"
     if args.machine != "reference":
-        cal = machine_calibration(
-            refresh=args.machine == "recalibrate", log=lambda m: print(m, file=sys.stderr)
-        )
+        try:
+            cal = machine_calibration(
+                refresh=args.machine == "recalibrate", log=lambda m: print(m, file=sys.stderr)
+            )
+        except ValueError as err:
+            print(err, file=sys.stderr)
+            return 2
         units = units.scaled(cal.factors(units.reference_kernels()))
         machine = f"unit costs scaled to {cal.describe(units.reference_kernels())}"
     if args.compare is not None:

@@ -19,6 +19,7 @@ Conventions shared by the three estimators:
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -499,10 +500,19 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
                 )
         else:
             resamples = [np.asarray(r) for r in resamples]
-            if any(r.ndim != 1 or r.size == 0 or r.min() < 0 or r.max() >= n for r in resamples):
-                raise ValueError(
-                    f"resamples must be non-empty 1-D index arrays with values in [0, {n})"
-                )
+            for b, r in enumerate(resamples):
+                if (
+                    r.ndim != 1
+                    or r.size == 0
+                    or r.dtype.kind not in "iu"
+                    or r.min() < 0
+                    or r.max() >= n
+                ):
+                    raise ValueError(
+                        f"resamples must be non-empty 1-D arrays of integer indices in "
+                        f"[0, {n}); resamples[{b}] = {r.tolist()!r:.80} ({r.dtype} of shape "
+                        f"{r.shape}) is not: pass row numbers of X"
+                    )
             if not resamples:
                 _warn_empty("resamples is empty (B = 0 models)", "pass at least one resample")
         # One seed per model, drawn after the resamples from the same generator: the resamples
@@ -545,6 +555,11 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
         ----------
         model : BaggingRegressor, RandomForestRegressor or ExtraTreesRegressor
             Fitted; forests need ``bootstrap=True`` (otherwise there are no out-of-bag sets).
+            Fitted without ``sample_weight``: J+aB (Algorithm 2) weighs every point equally,
+            so a weighted fit is refused where it leaves a trace (scikit-learn >= 1.9 keeps
+            the weights; older versions pass them to the trees, whose root then weighs other
+            than the resample size); the members of an older weighted bagging model other
+            than trees cannot be checked.
         X : array-like of shape (n_samples, n_features)
             The data ``model`` was fitted on (same rows, order and columns).
         y : array-like of shape (n_samples,)
@@ -609,6 +624,7 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
                 "X, y must be the data the model was fitted on: the model's "
                 f"resamples do not fit n = {X.shape[0]} rows{was}"
             )
+        _check_unweighted(model, samples)
         features = None if is_forest else [np.asarray(f) for f in model.estimators_features_]
         _check_leaf_means(model.estimators_, samples, features, X, y)
         obj.set_params(
@@ -689,6 +705,25 @@ class JackknifePlusAfterBootstrap(RegressorMixin, BaseEstimator):
 
 #: Trees whose leaves :func:`_check_leaf_means` recomputes (enough to tell other rows apart).
 _LEAF_CHECK_TREES = 5
+
+
+def _check_unweighted(model, samples) -> None:
+    """Refuse a bagging model fitted with ``sample_weight`` (J+aB weighs points equally)."""
+    weights = getattr(model, "_sample_weight", None)  # kept by scikit-learn >= 1.9
+    for t, (member, rows) in enumerate(zip(model.estimators_, samples, strict=True)):
+        tree = getattr(member, "tree_", None)
+        root = tree.weighted_n_node_samples[0] if tree is not None else rows.size
+        if weights is not None or not math.isclose(root, rows.size, rel_tol=1e-9):
+            why = (
+                "it keeps the weights"
+                if weights is not None
+                else f"tree {t}'s root weighs {root:g} for {rows.size} resampled rows"
+            )
+            raise ValueError(
+                f"model was fitted with sample_weight ({why}): J+aB (Algorithm 2) weighs "
+                "every training point equally, so its intervals would not be those of the "
+                "weighted model. Refit the model without sample_weight"
+            )
 
 
 def _check_leaf_means(models, samples, features, X, y) -> None:

@@ -284,22 +284,50 @@ def _cache_path(cache_dir, key: dict) -> Path:
 
 def cached_calibration(cache_dir=None, key: dict | None = None) -> MachineCalibration | None:
     """This machine's calibration when its cache holds one for every kernel family, else None
-    (nothing is measured); ``cache_dir`` and ``key`` as for :func:`machine_calibration`."""
+    (nothing is measured); ``cache_dir`` and ``key`` as for :func:`machine_calibration`.
+
+    Raises
+    ------
+    ValueError
+        When the cache file holds a kernel time that is not a positive number of seconds,
+        naming the file and the value (deleting the file makes it measured again).
+    """
     key = machine_key() if key is None else key
     path = _cache_path(cache_dir, key)
     try:
         cached = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    if (
-        cached
+    if not (
+        isinstance(cached, dict)
         and cached.get("key") == key
-        and all(f in cached.get("kernels", {}) for f in KERNEL_FAMILIES)
+        and isinstance(cached.get("kernels"), dict)
+        and all(f in cached["kernels"] for f in KERNEL_FAMILIES)
     ):
-        return MachineCalibration(
-            key, cached["kernels"], cached["measured_on"], cached["load"], path
-        )
-    return None
+        return None
+    for family in KERNEL_FAMILIES:
+        value = cached["kernels"][family]
+        if not _positive_seconds(value):
+            raise ValueError(
+                f"the machine-calibration cache {path} holds kernels.{family} = "
+                f"{json.dumps(value)}, "
+                "not a positive number of CPU seconds: delete the file (the machine is then "
+                "timed again, well under a minute)"
+            )
+    load = cached.get("load")  # shown only
+    load = float(load) if isinstance(load, int | float) and not isinstance(load, bool) else math.nan
+    return MachineCalibration(
+        key, cached["kernels"], str(cached.get("measured_on", "")), load, path
+    )
+
+
+def _positive_seconds(value) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
 
 
 def machine_units(

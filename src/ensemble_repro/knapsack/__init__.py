@@ -7,6 +7,7 @@ synthetic pools with the paper's time profile (section IV-B) in :mod:`.pools`.
 """
 
 from .beta import (
+    MAX_ELL,
     RULES,
     SIZE_ESTIMATES,
     StoppingRule,
@@ -38,6 +39,7 @@ from .strategies import (
 )
 
 __all__ = [
+    "MAX_ELL",
     "RULES",
     "SIZE_ESTIMATES",
     "STRATEGIES",

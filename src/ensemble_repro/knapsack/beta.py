@@ -76,18 +76,23 @@ def _check_beta(a, b) -> None:
         raise ValueError(f"a and b must be positive finite Beta parameters; got a={a!r}, b={b!r}")
 
 
+#: Largest ensemble size ℓ :func:`q_moments` (and so :func:`stopping_rule`) computes: its
+#: O(ℓ³) programme takes minutes at ℓ = 2000 (and 52 GiB of memory at ℓ = 83000).
+MAX_ELL = 2000
+
+
 def q_moments(ell: int, a: float, b: float) -> tuple[float, float]:
     """Exact E[q_ℓ] and Var[q_ℓ] for ℓ i.i.d. Beta(a, b) member accuracies (section IV).
 
     E[q_ℓ] = P(Bin(ℓ, μ) > ℓ/2); E[q_ℓ²] = P(S > ℓ/2, S' > ℓ/2) for two replays S, S' that
     share the member accuracies, computed by a 2-D dynamic programme over (S, S') in O(ℓ³)
     time and O(ℓ²) memory: about 0.1 s at ℓ = 200 and 20 s at ℓ = 800 on a busy 2-core
-    machine, so ℓ in the thousands takes hours.
+    machine, so ℓ above :data:`MAX_ELL` = 2000 (minutes there) is refused.
 
     Parameters
     ----------
     ell : int
-        Ensemble size ℓ >= 1.
+        Ensemble size, 1 <= ℓ <= :data:`MAX_ELL`.
     a, b : float
         Beta parameters (> 0).
 
@@ -105,6 +110,12 @@ def q_moments(ell: int, a: float, b: float) -> tuple[float, float]:
     """
     if not _is_whole(ell) or ell < 1:
         raise ValueError(f"ell must be a positive integer ensemble size; got {ell!r}")
+    if ell > MAX_ELL:
+        raise ValueError(
+            f"ell = {ell} is above MAX_ELL = {MAX_ELL}: the exact moments take O(ell^3) time "
+            f"(minutes at {MAX_ELL}, hours beyond) and O(ell^2) memory; use ell <= {MAX_ELL} "
+            "(q_limits gives the limits as ell grows)"
+        )
     _check_beta(a, b)
     ell = int(ell)
     need = ell // 2 + 1  # strict majority
@@ -425,8 +436,8 @@ def stopping_rule(
     """Build the stopping rule of a pool from its Beta fit (section IV: STOP and MAXSTEP).
 
     The threshold is a quantile of q_{ℓ_T} (eq. 25) under a law matched to its exact mean
-    and variance (:func:`q_moments`, O(ℓ_T³) time: ℓ_T in the thousands takes hours); MAXSTEP
-    comes from eq. (29) (:func:`stirling_maxstep`).
+    and variance (:func:`q_moments`, O(ℓ_T³) time, so an estimated ℓ_T above :data:`MAX_ELL`
+    = 2000 is refused); MAXSTEP comes from eq. (29) (:func:`stirling_maxstep`).
 
     Parameters
     ----------
@@ -474,6 +485,13 @@ default="affordable"
     p, t, budget = check_pool(p, t, budget)
     a, b = fit_beta(p, beta_fit)
     ell = affordable_size(p, t, budget, a, b, size_estimate, level=STOP)
+    if ell > MAX_ELL:
+        raise ValueError(
+            f"the {p.size}-member pool affords an ensemble of ell_T = {ell} members under "
+            f"budget {budget:g} (size_estimate={size_estimate!r}), above MAX_ELL = {MAX_ELL}: "
+            f"the stopping rule's exact moments (q_moments) take O(ell^3) time. Use a pool or "
+            f"budget affording at most {MAX_ELL} members"
+        )
     mean, var = q_moments(ell, a, b)
     level = {"left_tail": STOP, "two_tailed": STOP / 2, "tail": 1 - STOP}.get(rule)
     kappa = mean * (1 - mean) / var - 1 if var > 0 else 0.0

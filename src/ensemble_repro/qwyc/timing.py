@@ -200,11 +200,18 @@ def _compile(cache: Path, lib: Path) -> None:
     with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as build:
         src, out = Path(build) / "cascade.c", Path(build) / lib.name
         src.write_text(_SOURCE)
-        subprocess.run(
+        done = subprocess.run(
             [cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src), "-lm"],
-            check=True,
             capture_output=True,
+            text=True,
         )
+        if done.returncode != 0:
+            said = done.stderr.strip() or done.stdout.strip() or "no message"
+            raise RuntimeError(
+                f"{cc} could not compile the timing kernel into {cache} (exit status "
+                f"{done.returncode}): {said[-500:]}\nFree space there if it is full, or set "
+                "ENSEMBLE_REPRO_CACHE to another directory of your own"
+            )
         os.chmod(out, 0o700)
         os.replace(out, lib)
 
@@ -244,8 +251,15 @@ def _library() -> ctypes.CDLL:
         key = (st.st_dev, st.st_ino)
         if key not in _LOADED:
             fd_dir = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
-            dll = ctypes.CDLL(f"{fd_dir}/{fd}")
-            dll.cascade_eval.restype = None
+            try:
+                dll = ctypes.CDLL(f"{fd_dir}/{fd}")
+                dll.cascade_eval.restype = None
+            except (OSError, AttributeError) as exc:
+                raise OSError(
+                    f"the compiled timing kernel {lib} cannot be loaded ({exc}): the file is "
+                    "damaged (a full disk or an interrupted copy?). Delete it; it is compiled "
+                    "again on next use"
+                ) from None
             _LOADED[key] = dll
         return _LOADED[key]
     finally:
