@@ -7,7 +7,9 @@
 FROM python:3.11-slim
 COPY pyproject.toml README.md LICENSE /opt/ensemble-repro/
 COPY src /opt/ensemble-repro/src
-RUN pip install --no-cache-dir "/opt/ensemble-repro[workflow]" && rm -rf /opt/ensemble-repro
+# then the guard that makes Snakemake read config files as data (ensemble_repro.snakemake_guard)
+RUN pip install --no-cache-dir "/opt/ensemble-repro[workflow]" && rm -rf /opt/ensemble-repro \
+    && python -c "import ensemble_repro.snakemake_guard as g; g.install()"
 # numba's compile cache and the timing kernels go to a writable place inside the job's folder
 ENV NUMBA_CACHE_DIR=/tmp/numba-cache
 WORKDIR /work

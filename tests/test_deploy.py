@@ -80,6 +80,8 @@ def test_the_image_installs_the_workflow_extra_of_this_checkout():
     low = re.search(r">=(\d+\.\d+)", meta["requires-python"]).group(1)
     assert base and tuple(map(int, base.group(1).split("."))) >= tuple(map(int, low.split(".")))
     assert re.search(r'pip install [^\n]*"/opt/ensemble-repro\[workflow\]"', text)
+    # the config guard, without which the workflow refuses to run
+    assert "import ensemble_repro.snakemake_guard as g; g.install()" in text
     copied = set(re.findall(r"^COPY (.+) /opt/ensemble-repro", text, re.M))
     assert {"pyproject.toml README.md LICENSE", "src"} <= copied
 
