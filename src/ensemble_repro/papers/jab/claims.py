@@ -311,7 +311,7 @@ def _aggregation(rows: pd.DataFrame) -> str:
 def _paper_times(dataset: str, agg: str, column: int) -> str:
     """The paper's ratios of column ``column`` over J+aB per learner (its Tables S1-S2)."""
     table = PAPER_SECONDS.get(dataset, {})
-    rows = {lrn: t[column] / t[0] for (lrn, a), t in table.items() if a == agg}
+    rows = {lrn: t[column] / t[0] for (lrn, a), t in sorted(table.items()) if a == agg}
     if not rows:
         return f"{dataset}: no paper table in our text (Table {JAB_TABLES[dataset]})"
     return f"paper's Table {JAB_TABLES[dataset]} at {agg}: " + ", ".join(
@@ -556,6 +556,7 @@ def evaluate(
 
     present = [ds for ds in datasets if ds not in missing]
     suffix = f" (aggregation {main_agg}, sampling with replacement)"
+    every_agg = " (every aggregation against the first, sampling with replacement)"
     # claim -> (its table, the table under sampling without replacement, its rule, across)
     timed = ("jab.cheaper_than_ensemble", "jab.faster_than_non_ensemble")
     checks: list[tuple[str, pd.DataFrame, pd.DataFrame, Callable, bool]] = [
@@ -583,6 +584,9 @@ def evaluate(
         ("jab.aggregation_robust", main, wor, lambda d: _aggregations(d, main_agg), True),
     ]
     for claim_id, table, table_wor, check, across in checks:
+        whole = claim_id == "jab.aggregation_robust"
+        view = (lambda df, agg: df) if whole else at
+        tail = every_agg if whole else suffix
 
         def verdict_of(d: pd.DataFrame, check=check) -> str:
             out = check(d) if len(d) else None
@@ -598,8 +602,6 @@ def evaluate(
                 )
                 continue
             d = of(table, ds)
-            whole = claim_id == "jab.aggregation_robust"
-            view = (lambda df, agg: df) if whole else at
             out = check(view(d, main_agg)) if len(d) else None
             if out is None:
                 rows.append(
@@ -622,10 +624,10 @@ def evaluate(
                 if cpu is not None:
                     out = replace(out, ours=f"{out.ours}; CPU seconds: {_ratios_text(cpu.parts)}")
             robust = robust_across(out.verdict, verdict_of, settings)
-            rows.append(_row(claim_id, ds, out, robust, suffix))
+            rows.append(_row(claim_id, ds, out, robust, tail))
         overall = _across(outcomes) if across else None
         if overall is not None:
-            rows.append(_row(claim_id, ALL_DATASETS, overall, "-", suffix))
+            rows.append(_row(claim_id, ALL_DATASETS, overall, "-", tail))
     nn = _nn_gain(at(spread(main[main["dataset"].isin(present)]) if len(main) else main, main_agg))
     if nn is not None:
         rows.append(_row("jab.bagging_helps_nn", ALL_DATASETS, nn, "-", suffix))
