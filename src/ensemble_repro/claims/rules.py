@@ -106,12 +106,12 @@ def t_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
     return Interval(mean, mean - half, mean + half, method, int(v.size))
 
 
-#: Proportions are clipped to [PROPORTION_CLIP, 1 - PROPORTION_CLIP] before :func:`logit`
-#: (a rate of exactly 0 or 1 has no finite logit).
-PROPORTION_CLIP = 1e-6
+#: Proportions are kept this far inside (0, 1) before :func:`logit` (a rate of 0 or 1 has no
+#: finite logit).
+PROPORTION_CLIP = 1e-4
 
 
-def logit(p):
+def logit(p: float | np.ndarray) -> float | np.ndarray:
     """``log(p / (1 - p))`` of ``p`` clipped to [PROPORTION_CLIP, 1 - PROPORTION_CLIP].
 
     Examples
@@ -123,7 +123,7 @@ def logit(p):
     return np.log(q / (1 - q))
 
 
-def expit(x):
+def expit(x: float | np.ndarray) -> float | np.ndarray:
     """Inverse of :func:`logit`: ``1 / (1 + exp(-x))``.
 
     Examples
