@@ -18,12 +18,16 @@ def jab_tables(
     vs_non_ensemble=None,
     vs_ensemble=1.0,
     seconds_ratio=20.0,
+    agg_width=None,
+    fits_per_b=1.5,
     seed=1,
 ):
     """``main`` and ``jplus`` tables: every method covers ``coverage`` (per-trial spread
     ``coverage_sd``); J+aB's width is ``vs_non_ensemble[learner]`` times J+non-ensemble's and
     ``vs_ensemble`` times J+ensemble's (1% noise); J+ensemble takes ``seconds_ratio`` times
-    J+aB's seconds (5% noise). ``coverage`` may be a mapping data set -> coverage."""
+    J+aB's seconds (5% noise). ``coverage`` may be a mapping data set -> coverage. Widths
+    under an aggregation are ``agg_width[aggregation]`` times the Mean's; J+aB fits about
+    ``fits_per_b`` x B models (B = 20, n = 40), J+ensemble n B."""
     ratios = {"ridge": 1.0, "rf": 0.8, "nn": 1.0} | (vs_non_ensemble or {})
     rng = np.random.default_rng(seed)
     main, jplus = [], []
@@ -36,23 +40,26 @@ def jab_tables(
                 jplus.append(
                     ident
                     | {"method": JPLUS, "aggregation": "none", "m_ratio": np.nan}
-                    | {"coverage": cov + coverage_sd * rng.standard_normal()}
+                    | {"coverage": min(1.0, cov + coverage_sd * rng.standard_normal())}
                     | {"mean_width": base, "total_seconds": 2.0, "total_cpu_seconds": 2.0}
                 )
                 for m in m_ratios:
                     jab_w = base * ratios[learner]
+                    jab_fits = round(fits_per_b * 20) + t % 3
                     for agg in aggregations:
-                        for method, width, secs in (
-                            (JAB, jab_w, 1.0),
-                            (JPLUS_ENSEMBLE, jab_w / vs_ensemble, seconds_ratio),
+                        scale = (agg_width or {}).get(agg, 1.0)
+                        for method, width, secs, fits in (
+                            (JAB, jab_w * scale, 1.0, jab_fits),
+                            (JPLUS_ENSEMBLE, jab_w * scale / vs_ensemble, seconds_ratio, 800),
                         ):
                             noisy = secs * (1 + 0.05 * rng.standard_normal())
                             main.append(
                                 ident
                                 | {"m_ratio": m, "aggregation": agg, "method": method}
-                                | {"coverage": cov + coverage_sd * rng.standard_normal()}
+                                | {"coverage": min(1.0, cov + coverage_sd * rng.standard_normal())}
                                 | {"mean_width": width * (1 + 0.01 * rng.standard_normal())}
                                 | {"total_seconds": noisy, "total_cpu_seconds": noisy}
+                                | {"n": 40, "n_fits": fits}
                             )
     return pd.DataFrame(main), pd.DataFrame(jplus)
 

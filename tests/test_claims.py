@@ -52,6 +52,7 @@ def test_running_one_paper_keeps_the_others_verdicts(tmp_path):
         },
         missing=[],
         scale="smoke",
+        seed=0,
     )
     files = {"jab": jab, "qwyc": qwyc, "knapsack": tmp_path / "knapsack" / "claims.csv"}
     out = tmp_path / "claims.csv"

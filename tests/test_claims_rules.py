@@ -33,6 +33,37 @@ from ensemble_repro.claims.rules import (
 )
 
 
+def test_logit_t_interval_is_a_t_interval_on_logits_and_stays_inside_0_1():
+    v = [0.97, 0.995, 0.999, 0.93]
+    z = np.log(np.array(v) / (1 - np.array(v)))
+    lo, hi = stats.t.interval(0.95, len(v) - 1, loc=z.mean(), scale=stats.sem(z))
+    iv = rules.logit_t_interval(v)
+    naive = 1 / (1 + np.exp(-np.array([z.mean(), lo, hi])))
+    assert (iv.estimate, iv.low, iv.high) == tuple(pytest.approx(x) for x in naive)
+    assert 0 <= iv.low <= iv.high <= 1 and t_interval(v).high > 1  # the plain t leaves [0, 1]
+    assert "t on logits" in iv.method and iv.n == 4
+
+
+def test_logit_clips_to_the_shared_proportion_clip_and_expit_inverts_it():
+    c = rules.PROPORTION_CLIP
+    assert rules.logit(0.0) == pytest.approx(np.log(c / (1 - c)))
+    assert rules.logit(1.0) == pytest.approx(-rules.logit(0.0))
+    p = np.array([0.01, 0.5, 0.9])
+    assert rules.expit(rules.logit(p)) == pytest.approx(p)
+
+
+def test_logit_t_interval_with_one_repeat_is_the_whole_unit_interval_and_undecided():
+    iv = rules.logit_t_interval([0.9])
+    assert (iv.low, iv.high, iv.n) == (0.0, 1.0, 1)
+    assert band_verdict(iv, 0.85, 0.95) == INCONCLUSIVE
+    assert repeats_needed(iv, 0.85, 0.95) == "2 or more trials (one repeat has no spread)"
+
+
+def test_logit_t_interval_names_a_value_outside_0_1():
+    with pytest.raises(ValueError, match=r"proportions in \[0, 1\]; got \[0.9, 1.2\]"):
+        rules.logit_t_interval([0.9, 1.2])
+
+
 def test_t_interval_matches_scipy():
     v = [0.88, 0.91, 0.93, 0.87, 0.9]
     iv = t_interval(v)
@@ -208,7 +239,10 @@ def test_registry_rule_texts_are_written_over_the_margins_the_evaluators_use():
     has("jab.bagging_helps_rf", mg.RIDGE_NOT_NARROWER)
     has("jab.bagging_helps_nn", mg.NO_GAIN)
     has("jab.fixed_vs_random_b", mg.FVR_COVERAGE_TOL, *mg.FVR_WIDTH)
-    has("jab.cheaper_than_ensemble", mg.CHEAPER_THAN)
+    has("jab.cheaper_than_ensemble", mg.CHEAPER_THAN, *mg.PAPER_ENSEMBLE_RATIO)
+    has("jab.faster_than_non_ensemble", mg.FASTER_THAN)
+    has("jab.fits_o_b", mg.FITS_PER_B)
+    has("jab.aggregation_robust", mg.AGG_COVERAGE_TOL, *mg.AGG_WIDTH)
 
 
 def test_a_row_whose_verdict_flips_under_a_setting_is_flagged_fragile():

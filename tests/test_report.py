@@ -149,6 +149,8 @@ def test_report_shows_tables_as_html_and_each_figure_with_its_own_labels(report_
         fid = re.search(r"figure_(\w+)\.png$", e["path"]).group(1)
         assert e["labels"]["figure"] == f"Figure {fid}", e
         assert e["caption"].startswith("A figure of Kim, Xu & Barber (2020)"), e
+        # the grid the smoke config draws (1 data set x 2 learners), not the paper's 3 x 3
+        assert "A 1 × 2 grid" in e["caption"] and "(communities)" in e["caption"], e
     assert len({e["labels"]["shows"] for e in figures}) == len(figures)
     # each table: one entry labelled with its name, under its own caption where it has one
     tables = {

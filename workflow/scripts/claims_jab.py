@@ -18,5 +18,6 @@ write_claims(
     jab_cfg=p.cfg["jab"],
     missing=p.missing,
     scale=run_scale("jab"),
+    seed=p.cfg["seed"],
     page=snakemake.output.page,
 )

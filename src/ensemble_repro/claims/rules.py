@@ -106,6 +106,52 @@ def t_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
     return Interval(mean, mean - half, mean + half, method, int(v.size))
 
 
+#: Proportions are kept this far inside (0, 1) before :func:`logit` (a rate of 0 or 1 has no
+#: finite logit).
+PROPORTION_CLIP = 1e-4
+
+
+def logit(p: float | np.ndarray) -> float | np.ndarray:
+    """``log(p / (1 - p))`` of ``p`` clipped to [PROPORTION_CLIP, 1 - PROPORTION_CLIP].
+
+    Examples
+    --------
+    >>> float(logit(0.5)), float(logit(1.0)) == float(logit(1 - PROPORTION_CLIP))
+    (0.0, True)
+    """
+    q = np.clip(np.asarray(p, dtype=float), PROPORTION_CLIP, 1 - PROPORTION_CLIP)
+    return np.log(q / (1 - q))
+
+
+def expit(x: float | np.ndarray) -> float | np.ndarray:
+    """Inverse of :func:`logit`: ``1 / (1 + exp(-x))``.
+
+    Examples
+    --------
+    >>> round(float(expit(logit(0.9))), 12)
+    0.9
+    """
+    return 1 / (1 + np.exp(-np.asarray(x, dtype=float)))
+
+
+def logit_t_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
+    """A proportion's Student-t interval made on the logit scale and mapped back, so that it
+    stays inside [0, 1]: ``expit`` of the mean logit of ``values`` (each a proportion per
+    repeat, e.g. one trial's test coverage) with ``expit`` of its t interval's ends.
+
+    Examples
+    --------
+    >>> logit_t_interval([0.85, 0.9, 0.92]).text(".3f")
+    '0.893 [0.774, 0.953] (t on logits 95%, n = 3)'
+    """
+    v = _values(values, "values")
+    if np.any(v < 0) or np.any(v > 1):
+        raise ValueError(f"logit_t_interval takes proportions in [0, 1]; got {v.tolist()}")
+    iv = t_interval(logit(v), level)
+    ends = [float(expit(x)) if math.isfinite(x) else float(x > 0) for x in (iv.low, iv.high)]
+    return Interval(float(expit(iv.estimate)), *ends, f"t on logits {level:.0%}", iv.n)
+
+
 def paired_log_ratio(
     numerator: Sequence[float], denominator: Sequence[float], level: float = LEVEL
 ) -> Interval:

@@ -31,7 +31,7 @@ RULE_KEYS = {
     "jab_collect": _COLLECT,
     "jab_figures": _FIGURES,
     "jab_tables": union(_COLLECT, _FIGURES, ("jab.timing_m_ratio",)),
-    "jab_claims": ("jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
+    "jab_claims": SEED + ("jab.alpha", "jab.datasets", "jab.aggregations", "jab.timing_m_ratio"),
 }
 DAG_KEYS = (
     "jab.datasets",

@@ -11,38 +11,11 @@ import pandas as pd
 from ...io import read_parquet
 from .cells import JAB, JAB_FIXED, JAB_RANDOM, JPLUS, JPLUS_ENSEMBLE, derived_seed
 from .names import AGG_LABEL, JAB_FIGURES, JAB_TABLES
+from .paper_seconds import PAPER_SECONDS
 
 DATASET_LABEL = {"meps": "MEPS", "blog": "Blog", "communities": "Communities"}
 LEARNER_LABEL = {"ridge": "Ridge", "rf": "RF", "nn": "NN"}
 MISSING = "needs the AHRQ file"
-
-#: Seconds printed in Tables S1-S2 (J+aB, J+ensemble, J+non-ensemble; MacBook Air 2018).
-#: Table S3 (Communities) did not survive the text extraction of the paper.
-PAPER_SECONDS = {
-    "meps": {
-        ("ridge", "mean"): (0.2, 2.1, 0.4),
-        ("ridge", "median"): (0.5, 2.8, 0.4),
-        ("ridge", "trimmed_mean"): (0.5, 2.7, 0.4),
-        ("rf", "mean"): (3.0, 61.6, 4.9),
-        ("rf", "median"): (3.9, 63.1, 4.9),
-        ("rf", "trimmed_mean"): (3.9, 56.4, 4.9),
-        ("nn", "mean"): (8.8, 257.7, 14.4),
-        ("nn", "median"): (10.2, 213.8, 14.4),
-        ("nn", "trimmed_mean"): (10.0, 206.9, 14.4),
-    },
-    "blog": {
-        ("ridge", "mean"): (0.5, 6.7, 1.5),
-        ("ridge", "median"): (1.1, 9.1, 1.5),
-        ("ridge", "trimmed_mean"): (1.2, 9.0, 1.5),
-        ("rf", "mean"): (8.7, 191.3, 11.1),
-        ("rf", "median"): (9.6, 197.3, 11.1),
-        ("rf", "trimmed_mean"): (9.7, 197.1, 11.1),
-        ("nn", "mean"): (36.8, 835.8, 46.4),
-        ("nn", "median"): (39.4, 891.3, 46.4),
-        ("nn", "trimmed_mean"): (37.7, 843.7, 46.4),
-    },
-    "communities": {},
-}
 
 #: Level and resamples of the percentile-bootstrap interval of the J+ensemble / J+aB time ratio.
 RATIO_LEVEL, N_BOOTSTRAP = 0.95, 2000
