@@ -520,34 +520,6 @@ def random_effects(intervals: Sequence[Interval], level: float = LEVEL) -> tuple
     return iv, f"{flag}: I2 = {i2:.0%}, Q p = {p:.2g}"
 
 
-#: Proportions are kept this far inside (0, 1) before :func:`logit` (a rate of 0 or 1 has no
-#: finite logit).
-PROPORTION_CLIP = 1e-4
-
-
-def logit(p: float | np.ndarray) -> float | np.ndarray:
-    """Log-odds of a proportion, clipped into [:data:`PROPORTION_CLIP`, 1 - PROPORTION_CLIP].
-
-    Examples
-    --------
-    >>> round(float(logit(0.5)), 6), round(float(logit(1.0)), 3)
-    (0.0, 9.21)
-    """
-    q = np.clip(p, PROPORTION_CLIP, 1 - PROPORTION_CLIP)
-    return np.log(q / (1 - q))
-
-
-def expit(x: float | np.ndarray) -> float | np.ndarray:
-    """Inverse of :func:`logit`: ``1 / (1 + exp(-x))``.
-
-    Examples
-    --------
-    >>> round(float(expit(0.0)), 6)
-    0.5
-    """
-    return 1 / (1 + np.exp(-x))
-
-
 def logit_random_effects(
     intervals: Sequence[Interval], level: float = LEVEL
 ) -> tuple[Interval, str]:

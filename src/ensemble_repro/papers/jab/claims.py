@@ -24,9 +24,9 @@ from ...claims.rules import (
     Interval,
     band_verdict,
     combine_parts,
-    expit,
     holm,
     logit,
+    logit_random_effects,
     logit_t_interval,
     p_inside,
     p_outside,
@@ -437,7 +437,7 @@ def _across(outcomes: dict[str, Outcome]) -> Outcome | None:
     for i, name in enumerate(names):
         first = outcomes[next(iter(outcomes))].parts[i]
         ivs = [o.parts[i].effect for o in outcomes.values()]
-        iv, het = _logit_random_effects(ivs) if first.scale == LOGIT else random_effects(ivs)
+        iv, het = logit_random_effects(ivs) if first.scale == LOGIT else random_effects(ivs)
         parts.append(_part(name, iv, first.band, first.scale))
         texts.append(f"{name} {iv.estimate:.3f} ({het})")
     pooled = combine_parts(p.verdict for p in parts)
@@ -459,18 +459,6 @@ def _across(outcomes: dict[str, Outcome]) -> Outcome | None:
         + "; ".join(texts)
     )
     return Outcome(verdict, ours, tuple(parts), parts[-1])
-
-
-def _logit_random_effects(intervals: Sequence[Interval]) -> tuple[Interval, str]:
-    """:func:`rules.random_effects` of proportions' intervals on the logit scale, mapped back
-    (inside [0, 1])."""
-    on_logits = [
-        Interval(*(float(logit(x)) for x in (iv.estimate, iv.low, iv.high)), iv.method, iv.n)
-        for iv in intervals
-    ]
-    iv, het = random_effects(on_logits)
-    ends = (float(expit(x)) for x in (iv.estimate, iv.low, iv.high))
-    return Interval(*ends, f"{iv.method} on logits", iv.n), het
 
 
 def _row(claim_id: str, dataset: str, out: Outcome, robust: str, suffix: str) -> dict:

@@ -169,6 +169,7 @@ CLAIMS = (
         ("results/jab/main.csv", "results/jab/jplus.csv"),
         timing=True,
         effect="seconds J+non-ensemble / J+aB",
+        title="J+aB takes less time than J+non-ensemble",
     ),
     Claim(
         "jab.fits_o_b",
@@ -186,6 +187,7 @@ CLAIMS = (
         + _ACROSS,
         ("results/jab/main.csv",),
         effect="J+aB fits / B",
+        title="only O(B) many calls to R, against Bn",
     ),
     Claim(
         "jab.aggregation_robust",
@@ -205,5 +207,6 @@ CLAIMS = (
         + _ACROSS,
         _JAB_IN,
         effect="width ratio other aggregation / Mean",
+        title="median and trimmed mean did not behave much differently",
     ),
 )
