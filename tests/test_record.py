@@ -915,3 +915,12 @@ def test_a_garbled_touch_marker_is_a_message(run, tmp_path, capsys):
     write(fresh / rec.TOUCH_PENDING, '["../../etc/passwd"]')
     assert cli(["restore", str(record), str(fresh)]) == 2
     assert f"{fresh / rec.TOUCH_PENDING} is not a list of J+aB cells" in capsys.readouterr().err
+
+
+def test_runmd_refuses_a_record_whose_benchmark_file_was_deleted(run, tmp_path, capsys):
+    record = tmp_path / "paper"
+    publish(run, record)
+    rel = "benchmarks/qwyc/model/adult.tsv"
+    (record / rel).unlink()
+    assert cli(["runmd", str(record)]) == 2
+    assert f"{record / rel} is listed in record.json but missing" in capsys.readouterr().err

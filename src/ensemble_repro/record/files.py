@@ -970,8 +970,8 @@ def pending_touch(results: str | os.PathLike) -> list[str]:
         return []
     try:
         cells = json.loads(marker.read_text())
-    except (OSError, ValueError) as err:
-        cells = err
+    except (OSError, ValueError):
+        cells = None
     prefix = f"{results.name}/jab/cells/"
     if not (isinstance(cells, list) and all(isinstance(c, str) for c in cells)) or any(
         not c.startswith(prefix) or ".." in Path(c).parts for c in cells

@@ -108,7 +108,10 @@ def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
     entries = manifest["files"]
     out = []
     with record_as_run(record) as rundir:
-        for path in sorted((record / "benchmarks").rglob("*.tsv")):
+        listed = {record / rel for rel in entries if rel.startswith("benchmarks/")}
+        for path in sorted({*(record / "benchmarks").rglob("*.tsv"), *listed}):
+            if path.suffix != ".tsv":
+                continue
             rel = path.relative_to(record).as_posix()
             found = benchmark_rule(rel)
             if found is None:
