@@ -22,15 +22,17 @@ from typing import Any
 from ..config import ConfigError, load_yaml_file
 from ..io import read_json
 
-#: The record's manifest, its effective config and its notes on the machine's load.
+#: The record's manifest, its effective config, its notes on the machine's load, and the page
+#: generated from them (:mod:`ensemble_repro.record.runmd`; its last section is the notes).
 MANIFEST = "record.json"
 CONFIG_NAME = "config.yaml"
 NOTES_NAME = "notes.md"
+RUN_MD = "RUN.md"
 #: The record's own files the manifest seals (under ``record_files``), besides the published.
 OWN_FILES = (CONFIG_NAME, NOTES_NAME)
-#: Files of a record folder that the manifest does not list: itself, and ``RUN.md`` (generated
-#: from the listed files).
-UNLISTED = (MANIFEST, "RUN.md")
+#: Files of a record folder that the manifest does not list: itself, and :data:`RUN_MD`
+#: (generated from the listed files).
+UNLISTED = (MANIFEST, RUN_MD)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 

@@ -31,6 +31,7 @@ from .manifest import (
     CONFIG_NAME,
     MANIFEST,
     NOTES_NAME,
+    RUN_MD,
     RecordError,
     checked,
     file_entry,
@@ -38,8 +39,6 @@ from .manifest import (
     read_manifest,
 )
 
-#: The generated page (its "load while it ran" section is the record's :data:`NOTES_NAME`).
-RUN_MD = "RUN.md"
 #: The workflow whose jobs the cost section estimates: this checkout's.
 SNAKEFILE = CHECKOUT_BASE.parents[1] / "Snakefile"
 #: Key of a provenance sidecar naming the commit that made its table (read when present).
