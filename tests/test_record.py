@@ -11,12 +11,14 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+from record_fixtures import seal
 from workflow_helpers import SMOKE, SNAKEFILE, run_snakemake, smoke_config
 
 from ensemble_repro import record as rec
@@ -494,6 +496,7 @@ def test_readme_block_is_regenerated_and_the_rest_is_untouched(tmp_path):
     claims.loc[0, "verdict"] = VERDICTS[1]  # jab: two of VERDICTS[1], none of VERDICTS[0]
     write(record / "claims.csv")
     claims.to_csv(record / "claims.csv", index=False)
+    seal(record)
     readme = write(tmp_path / "README.md", README_TEXT)
     path, changed = rec.update_readme(record, readme)
     assert changed
@@ -518,6 +521,7 @@ def test_a_partial_record_says_which_papers_it_holds(tmp_path):
     record = tmp_path / "paper"
     write(record / "claims.csv")
     claims_frame(papers=("qwyc",)).to_csv(record / "claims.csv", index=False)
+    seal(record)
     block = rec.readme_block(record, tmp_path)
     assert f"partial: it holds {PAPERS['qwyc'].title}; not yet {PAPERS['jab'].title}, " in block
 
@@ -526,11 +530,14 @@ def test_a_record_of_paper_slices_counts_each_papers_own_claims(tmp_path):
     """Before the whole run's claims.csv, the block counts each paper's <paper>/claims.csv and
     links its verdict page (else the table); with neither, the error names the record."""
     record = tmp_path / "paper"
+    record.mkdir()
+    seal(record)
     with pytest.raises(rec.RecordError, match=r"claims\.csv does not exist, nor any paper's"):
         rec.readme_block(record, tmp_path)
     for paper in ("qwyc", "knapsack"):
         write(record / paper / "claims.csv")
         claims_frame(papers=(paper,)).to_csv(record / paper / "claims.csv", index=False)
+    seal(record)
     block = rec.readme_block(record, tmp_path)
     rows = [r for r in block.splitlines() if r.startswith("| ")][1:]
     assert [r.split(" | ")[0] for r in rows] == [
@@ -546,6 +553,7 @@ def test_a_record_of_paper_slices_counts_each_papers_own_claims(tmp_path):
     # a paper's verdicts made under an overlay of the paper config are flagged
     narrowed = claims_frame(papers=("knapsack",)).assign(scale="custom (paper; changed: x)")
     narrowed.to_csv(record / "knapsack" / "claims.csv", index=False)
+    seal(record)
     block = rec.readme_block(record, tmp_path)
     title = PAPERS["knapsack"].title
     assert f"other than the paper config: {title} (custom (paper; changed: x))." in block
@@ -565,6 +573,7 @@ def test_bad_markers_are_an_error_and_the_readme_is_kept(tmp_path, text, problem
     record = tmp_path / "paper"
     write(record / "claims.csv")
     claims_frame().to_csv(record / "claims.csv", index=False)
+    seal(record)
     readme = write(tmp_path / "README.md", text)
     with pytest.raises(rec.RecordError, match=problem):
         rec.update_readme(record, readme)
@@ -632,6 +641,286 @@ def test_the_report_of_a_record_is_built_from_its_files_alone(smoke_cores2, tmp_
         assert shown in html, shown
     assert snapshot(record) == before  # nothing written into the record
     shutil.rmtree(record / "html")
+    seal(record, rec.read_manifest(record)["publishes"])
     with pytest.raises(rec.RecordError, match=r"html/\S+\.html marked for report but does not"):
         rec.report_of_record(record, tmp_path / "again.html", SNAKEFILE)
     assert not (tmp_path / "again.html").exists()
+
+
+# ---------------------------------------------------------------- the record's integrity
+
+
+def restorable(run: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A published record, and a fresh run's results/ with the prepared data."""
+    record = tmp_path / "paper"
+    publish(run, record)
+    fresh = tmp_path / "fresh" / "results"
+    write(fresh / "data/communities.parquet", b"prepared")
+    return record, fresh
+
+
+def test_the_manifest_seals_the_records_own_config_and_notes(run, tmp_path):
+    record = tmp_path / "paper"
+    notes = write(tmp_path / "notes.txt", "quiet machine")
+    publish(run, record, notes=notes)
+    own = rec.read_manifest(record)["record_files"]
+    assert set(own) == {rec.CONFIG_NAME, rec.NOTES_NAME}
+    for name, entry in own.items():
+        assert entry["sha256"] == rec_files.sha256(record / name), name
+    # runmd --notes re-seals the notes it stores
+    rec.write_run_md(record, write(tmp_path / "n2.txt", "busy machine"))
+    rec.check_record(record)
+    assert "busy machine" in (record / rec.RUN_MD).read_text()
+
+
+@pytest.mark.parametrize("change", ["edited", "symlink", "unlisted"])
+def test_restore_refuses_a_cell_that_is_not_as_published(run, tmp_path, change):
+    """A tampered cell (coverage 1.0 everywhere), a cell replaced by a link to another file,
+    a cell nobody published: refused by name, nothing copied."""
+    record, fresh = restorable(run, tmp_path)
+    rel = "jab/cells/main/communities/ridge/m0.4.parquet"
+    if change == "edited":
+        pd.DataFrame({"trial": [0, 1], "coverage": [1.0, 1.0]}).to_parquet(record / rel)
+        expected = f"{record / rel}: sha256 differs|{record / rel} holds"
+    elif change == "symlink":
+        secret = write(tmp_path / "secret.txt", "root:x:0:0")
+        (record / rel).unlink()
+        (record / rel).symlink_to(secret)
+        expected = f"{record / rel} is a symlink"
+    else:
+        rel = "jab/cells/main/communities/ridge/m0.6.parquet"
+        shutil.copyfile(record / "jab/cells/main/communities/ridge/m0.4.parquet", record / rel)
+        expected = f"{record / rel} is not listed in {record / rec.MANIFEST}"
+    config = smoke_config()
+    config["jab"]["main"]["m_ratios"] = [0.4, 0.6]
+    with pytest.raises(rec.RecordError, match=expected.replace(".", r"\.")):
+        rec.restore(record, fresh, config)
+    assert not (fresh / "jab").exists()
+
+
+def test_publish_refuses_to_carry_a_tampered_record(run, tmp_path):
+    record = tmp_path / "paper"
+    publish(run, record)
+    secret = write(tmp_path / "shadow", "root:$6$hash")
+    (record / "jab/main.csv").unlink()
+    (record / "jab/main.csv").symlink_to(secret)
+    (run / "results/jab/main.csv").unlink()  # the run no longer has it: publish would keep it
+    with pytest.raises(rec.RecordError, match=r"jab/main\.csv is a symlink"):
+        publish(run, record)
+    assert (record / "jab/main.csv").is_symlink()  # left as it was
+
+
+def test_a_second_publish_into_the_same_record_refuses_cleanly(run, tmp_path):
+    import fcntl
+
+    record = tmp_path / "paper"
+    publish(run, record)
+    before = snapshot(record)
+    with open(tmp_path / ".paper.lock", "w") as held:  # a first publish holding the lock
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(rec.RecordError, match=r"another publish into .*paper is running"):
+            publish(run, record, slice_name="second")
+    assert snapshot(record) == before
+    publish(run, record, slice_name="third")  # once it ended
+    assert rec.read_manifest(record)["publishes"][-1]["slice"] == "third"
+
+
+def test_restore_refuses_an_edited_or_invalid_record_config(run, tmp_path):
+    record, fresh = restorable(run, tmp_path)
+    config = record / rec.CONFIG_NAME
+    config.write_text(config.read_text().replace("n_trials: 2", "n_trials: 3"))
+    with pytest.raises(rec.RecordError, match=r"config\.yaml: sha256 differs|config\.yaml holds"):
+        rec.restore(record, fresh, smoke_config())
+    # sealed, but not a config the strict loader reads (a key given twice)
+    config.write_text("seed: 1\nseed: 2\n")
+    seal(record, rec.read_manifest(record)["publishes"])
+    with pytest.raises(rec.RecordError, match=r"the record's config is not usable: .*seed"):
+        rec.restore(record, fresh, smoke_config())
+    assert not (fresh / "jab").exists()
+
+
+@pytest.mark.parametrize(
+    "manifest, expected",
+    [
+        ('{"files": [], "publishes": []}', "'files' is list, not a mapping of path -> entry"),
+        ("[1, 2]", "holds list, not a mapping"),
+        ("{not json", "is not valid JSON"),
+        (
+            '{"files": {"claims.csv": {"bytes": "9"}}, "publishes": []}',
+            "the entry of 'claims.csv' under 'files'",
+        ),
+    ],
+    ids=["files-list", "list", "not-json", "bad-entry"],
+)
+def test_a_malformed_manifest_is_a_message(run, tmp_path, capsys, manifest, expected):
+    record, fresh = restorable(run, tmp_path)
+    (record / rec.MANIFEST).write_text(manifest)
+    for args in (
+        ["restore", str(record), str(fresh)],
+        ["readme", str(record)],
+        ["runmd", str(record)],
+    ):
+        assert cli(args) == 2, args
+        assert expected in capsys.readouterr().err, args
+
+
+def test_readers_refuse_a_record_without_its_manifest(run, tmp_path, capsys):
+    record, fresh = restorable(run, tmp_path)
+    (record / rec.MANIFEST).unlink()
+    for args in (
+        ["restore", str(record), str(fresh)],
+        ["readme", str(record)],
+        ["report", str(record)],
+    ):
+        assert cli(args) == 2, args
+        assert f"{record / rec.MANIFEST} is missing" in capsys.readouterr().err, args
+
+
+@pytest.mark.parametrize(
+    "option, value, expected",
+    [
+        ("--cores", "-3", "'-3' is not a whole number of at least 1"),
+        ("--memory-gb", "inf", "'inf' is not a finite number above 0"),
+        ("--max-file-mb", "nan", "'nan' is not a finite number above 0"),
+    ],
+)
+def test_publish_refuses_bad_numbers_by_argument(run, tmp_path, capsys, option, value, expected):
+    record = tmp_path / "paper"
+    with pytest.raises(SystemExit) as exit_:
+        cli(["publish", str(run / "results"), str(record), option, value])
+    assert exit_.value.code == 2
+    assert f"argument {option}: {expected}" in capsys.readouterr().err
+    assert not record.exists()
+
+
+def test_machine_facts_refuse_what_json_cannot_hold():
+    with pytest.raises(rec.RecordError, match=r"memory_gb inf: give the machine's memory"):
+        rec.machine_facts(2, "cpu", float("inf"))
+    with pytest.raises(rec.RecordError, match=r"cores -3: give the cores the run used"):
+        rec.machine_facts(-3, "cpu", 8.0)
+
+
+@pytest.mark.parametrize("where", [".", "file"])
+def test_publish_refuses_a_record_path_that_is_no_folder_of_its_own(
+    run, tmp_path, capsys, monkeypatch, where
+):
+    monkeypatch.chdir(tmp_path)
+    if where == "file":
+        write(tmp_path / "file", "x")
+        expected = "record file is a file, not a folder"
+    else:
+        expected = "record path '.' names no folder of its own"
+    assert cli(["publish", str(run / "results"), where]) == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_a_record_path_that_is_a_file_is_a_message_for_every_reader(tmp_path, capsys):
+    path = write(tmp_path / "file", "x")
+    for args in (
+        ["restore", str(path), str(tmp_path / "results")],
+        ["readme", str(path)],
+        ["runmd", str(path)],
+        ["report", str(path)],
+    ):
+        assert cli(args) == 2, args
+        assert f"record {path} is not a folder" in capsys.readouterr().err, args
+
+
+def test_runmd_works_outside_the_repository(run, tmp_path, monkeypatch):
+    record = tmp_path / "paper"
+    publish(run, record)
+    expected = (record / rec.RUN_MD).read_text()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert cli(["runmd", str(record)]) == 0
+    assert (record / rec.RUN_MD).read_text() == expected
+
+
+def test_a_garbage_benchmark_file_does_not_count_as_a_job(run, tmp_path, capsys):
+    record = tmp_path / "paper"
+    publish(run, record)
+    rel = "benchmarks/jab/main/blog_ridge_m0.4.tsv"
+    write(record / rel, "s\th:m:s\tcpu_time\nnan\t0:00:01\t-5\n")
+    seal(record, rec.read_manifest(record)["publishes"])
+    assert cli(["runmd", str(record)]) == 2
+    assert f"{record / rel}: not a benchmark of a job" in capsys.readouterr().err
+
+
+def test_readme_refuses_a_truncated_claims_table(tmp_path, capsys):
+    record = tmp_path / "paper"
+    write(record / "claims.csv")
+    claims_frame().to_csv(record / "claims.csv", index=False)
+    seal(record)
+    write(tmp_path / "README.md", README_TEXT)
+    text = (record / "claims.csv").read_text()
+    (record / "claims.csv").write_text(text[:-40])
+    assert cli(["readme", str(record), "--readme", str(tmp_path / "README.md")]) == 2
+    assert f"{record / 'claims.csv'} holds {len(text) - 40} bytes" in capsys.readouterr().err
+    # published truncated (sealed as it is): the cut row is named
+    seal(record)
+    assert cli(["readme", str(record), "--readme", str(tmp_path / "README.md")]) == 2
+    err = capsys.readouterr().err
+    assert "claims.csv: line 11 has" in err and "fields, the header 23 (truncated?)" in err
+
+
+def test_the_committed_record_checks_and_its_readme_block_builds():
+    """The committed record passes its manifest check whole, and its claims table, written
+    before the ``fragile`` column existed, still gives the README's verdict table."""
+    root = Path(__file__).resolve().parents[1]
+    record = root / "record" / "paper"
+    assert "fragile" not in pd.read_csv(record / "claims.csv", nrows=0).columns
+    block = rec.readme_block(record, root)
+    assert "| paper |" in block and "partial" not in block
+    manifest = rec.check_record(record)
+    assert set(manifest["record_files"]) == {rec.CONFIG_NAME, rec.NOTES_NAME}
+
+
+def test_an_interrupted_touch_is_completed_by_the_next_restore(run, tmp_path, monkeypatch, capsys):
+    """A restore killed during its ``snakemake --touch``: the next one restores nothing (the
+    cells are there) but still touches every cell of the first."""
+    import ensemble_repro.record.__main__ as main_mod
+
+    record, fresh = restorable(run, tmp_path)
+    write(fresh.parent / rec_files.BASE_CONFIG, yaml.safe_dump(smoke_config()))
+    touched = []
+
+    def killed(workdir, config_files, cells, snakefile=None):
+        raise KeyboardInterrupt  # the restore dies mid-touch
+
+    monkeypatch.setattr(main_mod, "touch_cells", killed)
+    with pytest.raises(KeyboardInterrupt):
+        cli(["restore", str(record), str(fresh)])
+
+    def touch(workdir, config_files, cells, snakefile=None):
+        touched.extend(cells)
+        return subprocess.CompletedProcess([], 0, "", "")
+
+    monkeypatch.setattr(main_mod, "touch_cells", touch)
+    assert cli(["restore", str(record), str(fresh)]) == 0
+    out = capsys.readouterr().out
+    assert "restored 0 files" in out
+    assert sorted(touched) == sorted(
+        f"results/{p}" for p in PUBLISHED if p.startswith("jab/cells/")
+    )
+    assert not (fresh / rec.TOUCH_PENDING).exists()
+    touched.clear()
+    assert cli(["restore", str(record), str(fresh)]) == 0  # nothing left to touch
+    assert not touched
+
+
+def test_a_garbled_touch_marker_is_a_message(run, tmp_path, capsys):
+    record, fresh = restorable(run, tmp_path)
+    write(fresh.parent / rec_files.BASE_CONFIG, yaml.safe_dump(smoke_config()))
+    write(fresh / rec.TOUCH_PENDING, '["../../etc/passwd"]')
+    assert cli(["restore", str(record), str(fresh)]) == 2
+    assert f"{fresh / rec.TOUCH_PENDING} is not a list of J+aB cells" in capsys.readouterr().err
+
+
+def test_runmd_refuses_a_record_whose_benchmark_file_was_deleted(run, tmp_path, capsys):
+    record = tmp_path / "paper"
+    publish(run, record)
+    rel = "benchmarks/qwyc/model/adult.tsv"
+    (record / rel).unlink()
+    assert cli(["runmd", str(record)]) == 2
+    assert f"{record / rel} is listed in record.json but missing" in capsys.readouterr().err

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from record_fixtures import seal
 
 from ensemble_repro import verify as v
 from ensemble_repro.claims.registry import COLUMNS as CLAIM_COLUMNS
@@ -65,6 +66,7 @@ def pair(tmp_path):
             json.dumps({"config": {"n": 10}, "seed": 1})
         )
         write(root, "benchmarks/jab/cell.csv", pd.DataFrame({"s": [1.0]}))
+    seal(record)
     return run, record
 
 
@@ -172,6 +174,7 @@ def test_partial_run_passes_and_tables_only_in_the_run_fail(pair, capsys):
     # the record's files of a slice the run left out: one line for their folder
     for i in range(3):
         write(record, f"knapsack/runs/pool{i}.csv", table())
+    seal(record)
     code, out = run_main(run, record, capsys)
     assert code == 0 and "not run      knapsack/runs/ (3 files)" in out, out
     assert "pool0" not in out and "4 not run" in out
@@ -201,6 +204,7 @@ def test_jab_cells_are_compared_and_other_parquet_files_are_not(pair, capsys):
         pd.DataFrame({"x": [1.0 if root == run else 2.0]}).to_parquet(
             root / "knapsack/pools/sonar_votes.parquet"
         )
+    seal(record)
     code, out = run_main(run, record, capsys)
     assert code == 0, out
     assert f"identical    {cell}" in out and "sonar_votes" not in out
@@ -228,6 +232,7 @@ def smoke_record(smoke_cores2, tmp_path_factory):
     results = smoke_cores2 / "results"
     record = tmp_path_factory.mktemp("record") / "smoke"
     shutil.copytree(results, record, ignore=shutil.ignore_patterns("data", "logs"))
+    seal(record)
     return results, record
 
 
@@ -240,6 +245,8 @@ def cli(run, record) -> subprocess.CompletedProcess:
 
 
 def perturbed(record: Path, tmp_path: Path) -> Path:
+    """A copy of ``record`` for the caller to change and :func:`seal` again (a record edited
+    without its manifest is refused, whatever the change)."""
     out = tmp_path / "perturbed"
     shutil.copytree(record, out)
     return out
@@ -293,6 +300,7 @@ def test_smoke_run_perturbed_record_is_reported(smoke_record, tmp_path):
         "not reproduced" if cl.loc[i, "verdict"] != "not reproduced" else "reproduced"
     )
     cl.to_csv(rec / "claims.csv", index=False)
+    seal(rec)
 
     proc = cli(results, rec)
     out = proc.stdout
@@ -325,6 +333,95 @@ def test_smoke_timing_change_within_ratio_passes(smoke_record, tmp_path):
             df.to_csv(rec / rel, index=False)
             changed += 1
     assert changed
+    seal(rec)
     proc = cli(results, rec)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "differs" not in proc.stdout and "timing-only" not in proc.stdout
+
+
+# ---------------------------------------------------------------- the record's integrity
+
+
+def test_a_truncated_record_file_is_refused_by_name(pair, capsys):
+    """A record table that lost its last bytes: pandas would fill the cut fields with NaN
+    (timing-only in a ``*_seconds`` column); its size is not the manifest's."""
+    run, record = pair
+    path = record / "jab/communities/table.csv"
+    size = path.stat().st_size
+    path.write_bytes(path.read_bytes()[:-8])
+    code = v.main([str(run), str(record)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{path} holds {size - 8} bytes, record.json lists {size}" in err
+
+
+def test_a_truncated_run_file_differs_in_its_field_count(pair, capsys):
+    run, record = pair
+    path = run / "jab/communities/table.csv"
+    text = path.read_text()
+    path.write_text(text[: text.rstrip("\n").rindex(",")] + "\n")  # last field of the last row
+    code, out = run_main(run, record, capsys)
+    assert code == 1, out
+    assert "differs      jab/communities/table.csv  (run: line 4 has 5 fields, the header 6" in out
+
+
+@pytest.mark.parametrize("change", ["sha256", "deleted", "symlink", "unlisted"])
+def test_a_record_that_does_not_match_its_manifest_is_refused(pair, capsys, change):
+    run, record = pair
+    manifest_path = record / "record.json"
+    manifest = json.loads(manifest_path.read_text())
+    rel = "jab/communities/table.csv"
+    if change == "sha256":
+        manifest["files"][rel]["sha256"] = "0" * 64
+        manifest_path.write_text(json.dumps(manifest))
+        expected = f"{record / rel}: sha256 differs from the one record.json lists"
+    elif change == "deleted":
+        manifest_path.unlink()
+        expected = f"{manifest_path} is missing"
+    elif change == "symlink":  # a record file replaced by a link to the run's file
+        (record / rel).unlink()
+        (record / rel).symlink_to(run / rel)
+        expected = f"{record / rel} is a symlink"
+    else:
+        write(record, "jab/extra.csv", table())
+        expected = f"{record / 'jab/extra.csv'} is not listed in {manifest_path}"
+    code = v.main([str(run), str(record)])
+    err = capsys.readouterr().err
+    assert code == 2 and expected in err, err
+
+
+def test_a_value_missing_on_one_side_differs_even_in_a_timing_column():
+    a = table()
+    b = a.assign(fit_seconds=[1.5, 20.0, float("nan")])
+    res = v.compare_tables(b, a)
+    assert res.status == v.DIFFERS
+    assert res.differences[0].text() == (
+        "row dataset=blog, learner=ridge: column fit_seconds: run nan vs record 3.0"
+    )
+
+
+def test_a_hidden_temp_file_of_a_killed_job_is_not_part_of_the_run(pair, capsys):
+    run, record = pair
+    cell = "jab/cells/main/communities/ridge/m0.2.parquet"
+    for root in (run, record):
+        (root / cell).parent.mkdir(parents=True)
+        table().to_parquet(root / cell)
+    seal(record)
+    # what atomic_path leaves beside a cell when its job is killed mid-write
+    table().to_parquet(run / "jab/cells/main/communities/ridge/.m0.2.parquet.1a2b3c.parquet")
+    code, out = run_main(run, record, capsys)
+    assert code == 0, out
+    assert ".m0.2" not in out
+
+
+def test_the_committed_record_verifies_against_a_run_identical_to_it(tmp_path, capsys):
+    """``make verify`` on a run with the record's result tables: the committed record passes
+    its own manifest check and every table compares identical."""
+    record = Path(__file__).resolve().parents[1] / "record" / "paper"
+    run = tmp_path / "results"
+    for rel in v.result_files(record):
+        (run / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(record / rel, run / rel)
+    code, out = run_main(run, record, capsys)
+    assert code == 0, out[-2000:]
+    assert f"summary: {len(v.result_files(record))} identical" in out

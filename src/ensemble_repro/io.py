@@ -7,6 +7,7 @@ rerun simply recomputes it (the guide's "nothing half-written is left behind").
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import os
 import secrets
@@ -99,6 +100,26 @@ def replace_marked_block(
     if new != text:
         write_text(path, new)
     return new != text
+
+
+def ragged_csv(path: str | os.PathLike) -> str | None:
+    """Why a CSV file's rows do not all have its header's field count (None when they do):
+    pandas silently fills the fields of a cut row (a truncated file) with NaN or ""."""
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = csv.reader(fh)
+            header = next(rows, None)
+            if header is None:
+                return None
+            for row in rows:
+                if row and len(row) != len(header):
+                    return (
+                        f"line {rows.line_num} has {len(row)} fields, the header "
+                        f"{len(header)} (truncated?)"
+                    )
+    except (csv.Error, UnicodeDecodeError) as err:
+        return f"not a readable CSV table ({err})"
+    return None
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:

@@ -17,10 +17,15 @@ compared with the file at the same path in the record:
 - :data:`IGNORED_COLUMNS` and :data:`IGNORED_PROVENANCE_KEYS` are not compared.
 
 Rows are matched by their key columns (:func:`key_columns`), so a missing row, an extra row
-and a changed cell are each named; row order is not compared. A table of the record that the
-run does not have is ``not run`` (a partial run passes); a table only in the run fails (the
-record cannot vouch for it). The exit code is 0 when every table compared is identical,
-timing aside, and 1 otherwise.
+and a changed cell are each named; row order is not compared. A value missing on one side
+only differs whatever its column (timing too), and so does a CSV row whose field count is
+not its header's (a truncated file). A table of the record that the run does not have is
+``not run`` (a partial run passes); a table only in the run fails (the record cannot vouch for
+it). Hidden files (temporary files of a killed job) are never part of either side. Every
+file of the record is checked against its manifest first
+(:func:`ensemble_repro.record.manifest.checked`: listed, a regular file, its size and
+sha256); a record that fails is refused. The exit code is 0 when every table compared is
+identical, timing aside, 1 otherwise, and 2 when a folder or file cannot be compared.
 """
 
 from __future__ import annotations
@@ -36,8 +41,9 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from .io import TIMING_PREFIXES, TIMING_SUFFIX
+from .io import TIMING_PREFIXES, TIMING_SUFFIX, ragged_csv
 from .record.files import CELL_PATTERNS
+from .record.manifest import RecordError, checked, read_manifest
 
 #: Relative tolerance of float columns: two BLAS builds (or thread counts) sum in different
 #: orders and differ in the last digits; anything larger is a different result.
@@ -318,7 +324,9 @@ def compare_tables(run: pd.DataFrame, record: pd.DataFrame, path: str = "") -> F
         for c in columns:
             a, b = got[c], rec[c]
             timing = is_timing_column(c) or (rec["_timing_row"] and c in CLAIM_TIMING_COLUMNS)
-            if timing:
+            if _is_missing(a) != _is_missing(b):
+                det.append((c, a, b))
+            elif timing:
                 if not timing_close(a, b):
                     tim.append((c, a, b))
             elif not values_equal(a, b):
@@ -329,7 +337,7 @@ def compare_tables(run: pd.DataFrame, record: pd.DataFrame, path: str = "") -> F
             _add(result, "timing", Difference(_key_text(keys, k), "cell", tim))
     for k in run_rows.keys() - record_rows.keys():
         _add(result, "differences", Difference(_key_text(keys, k), "extra"))
-    if result.n_differences:
+    if result.n_differences or len(run) != len(record):
         result.status = DIFFERS
     elif result.n_timing:
         result.status = TIMING_ONLY
@@ -392,21 +400,36 @@ def compare_provenance(run: dict, record: dict, path: str = "") -> FileResult:
     return result
 
 
-def result_files(root: Path) -> list[str]:
-    """Result tables (CSV, and the J+aB cells' Parquet) and provenance sidecars under a results
-    folder, as relative paths.
+def is_result_file(rel: str) -> bool:
+    """Whether a path relative to a results folder is a result table (CSV, or a J+aB cell's
+    Parquet) or provenance sidecar that :func:`verify` compares: not under
+    :data:`SKIPPED_DIRS` at the top level, no hidden part.
 
-    Benchmark files, prepared data and HTML renderings (:data:`SKIPPED_DIRS` at the top
-    level) are left out.
+    Examples
+    --------
+    >>> [is_result_file(r) for r in ("jab/main.csv", "benchmarks/x.csv", "jab/.main.csv.1f.csv")]
+    [True, False, False]
+    >>> is_result_file("jab/cells/main/blog/nn/m0.6.parquet"), is_result_file("qwyc/p.parquet")
+    (True, False)
     """
+    path = PurePosixPath(rel)
+    if path.parts[0] in SKIPPED_DIRS or any(part.startswith(".") for part in path.parts):
+        return False
+    if path.suffix == ".csv" or path.name.endswith(PROVENANCE_SUFFIX):
+        return True
+    return path.suffix == ".parquet" and rel.startswith(
+        tuple(c.split("**")[0] for c in CELL_PATTERNS)
+    )
+
+
+def result_files(root: Path) -> list[str]:
+    """Result tables and provenance sidecars (:func:`is_result_file`) under a results folder,
+    as relative paths; symlinks count (a record refuses them when checked)."""
     out = []
     for p in root.rglob("*"):
-        rel = p.relative_to(root)
-        if not p.is_file() or rel.parts[0] in SKIPPED_DIRS or p.name.startswith("."):
-            continue
-        if p.suffix == ".csv" or p.name.endswith(PROVENANCE_SUFFIX):
-            out.append(rel.as_posix())
-    out += [p.relative_to(root).as_posix() for c in CELL_PATTERNS for p in root.glob(c)]
+        rel = p.relative_to(root).as_posix()
+        if (p.is_file() or p.is_symlink()) and is_result_file(rel):
+            out.append(rel)
     return sorted(out)
 
 
@@ -463,7 +486,8 @@ def verify(run_dir, record_dir) -> list[FileResult]:
     Raises
     ------
     VerifyError
-        When a folder is missing or holds no result table, or a file cannot be read.
+        When a folder is missing or holds no result table, a file cannot be read, or the
+        record fails its check against its manifest.
     """
     run_dir, record_dir = Path(run_dir), Path(record_dir)
     run_files = _check_folder(
@@ -472,12 +496,29 @@ def verify(run_dir, record_dir) -> list[FileResult]:
     record_files = _check_folder(
         record_dir, "RECORD_DIR", "give the record's folder (e.g. record/paper)"
     )
+    try:
+        manifest = read_manifest(record_dir)
+        record_files = sorted(
+            set(record_files) | {rel for rel in manifest["files"] if is_result_file(rel)}
+        )
+        for rel in record_files:
+            checked(record_dir, rel, manifest)
+    except RecordError as err:
+        raise VerifyError(f"RECORD_DIR: {err}") from None
     out = []
     for rel in sorted(set(run_files) | set(record_files)):
         if rel not in record_files:
             out.append(FileResult(rel, ONLY_IN_RUN, "the record has no such file"))
         elif rel not in run_files:
             out.append(FileResult(rel, NOT_RUN))
+        elif rel.endswith(".csv") and (
+            bad := [
+                f"{side}: {why}"
+                for side, root in (("run", run_dir), ("record", record_dir))
+                if (why := ragged_csv(root / rel))
+            ]
+        ):
+            out.append(FileResult(rel, DIFFERS, "; ".join(bad)))
         elif rel.endswith(PROVENANCE_SUFFIX):
             out.append(
                 compare_provenance(_read_json(run_dir / rel), _read_json(record_dir / rel), rel)

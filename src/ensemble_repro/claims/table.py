@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..io import ragged_csv
 from ..papers import CLAIMS, PAPERS
 from .registry import COLUMNS
 from .rules import INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Interval, flips_in
@@ -131,9 +132,26 @@ def claims_frame(rows: list[dict], *, scale: str, made_on: str) -> pd.DataFrame:
     return df[list(COLUMNS)]
 
 
+#: Columns a claims table written before they existed may lack: read as empty.
+LATER_COLUMNS = ("fragile",)
+
+
 def read_claims(path: str | os.PathLike) -> pd.DataFrame:
-    """A claims table, checked: the registry's columns and only the verdict words."""
-    df = pd.read_csv(path, keep_default_na=False)
+    """A claims table, checked: the registry's columns, every row complete, only the verdict
+    words. A column of :data:`LATER_COLUMNS` that the table lacks (a record published before
+    it existed) is read as empty."""
+    ragged = ragged_csv(path)
+    if ragged:
+        raise ValueError(f"{path}: {ragged}; regenerate it with the workflow")
+    try:
+        df = pd.read_csv(path, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise ValueError(
+            f"{path}: not a readable claims table ({err}); regenerate it with the workflow"
+        ) from None
+    for col in LATER_COLUMNS:
+        if col not in df.columns:
+            df[col] = ""
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(

@@ -8,29 +8,37 @@ tables and the Snakemake report) from ``results/`` into a record folder such as
 config resumes instead of recomputing them. ``runmd`` writes the record's ``RUN.md`` (commits,
 config, machine, dates, measured against estimated cost); ``readme`` writes the paper-scale
 verdict table between the markers of ``README.md``; ``report`` builds the Snakemake report from
-the record's files alone. ``python -m ensemble_repro.record --help`` lists the commands.
+the record's files alone. Each of them reads a record's files only after checking them against
+its manifest (:mod:`ensemble_repro.record.manifest`). ``python -m ensemble_repro.record --help``
+lists the commands.
 """
 
 from .files import (
     CELL_PATTERNS,
-    CONFIG_NAME,
     EXCLUDED_DIRS,
-    MANIFEST,
     MAX_FILE_BYTES,
     PUBLISHED_PATTERNS,
     RECORD_BUDGET_BYTES,
     REPORT_NAME,
     RESTORED_PATTERNS,
-    RecordError,
+    TOUCH_PENDING,
     collect,
     machine_facts,
     publish,
-    read_manifest,
     report_of_record,
     restore,
 )
+from .manifest import (
+    CONFIG_NAME,
+    MANIFEST,
+    NOTES_NAME,
+    RecordError,
+    check_record,
+    checked,
+    read_manifest,
+)
 from .readme import README_BEGIN, README_END, readme_block, update_readme
-from .runmd import NOTES_NAME, RUN_MD, run_md, write_run_md
+from .runmd import RUN_MD, run_md, write_run_md
 
 __all__ = [
     "CELL_PATTERNS",
@@ -46,7 +54,10 @@ __all__ = [
     "REPORT_NAME",
     "RESTORED_PATTERNS",
     "RUN_MD",
+    "TOUCH_PENDING",
     "RecordError",
+    "check_record",
+    "checked",
     "collect",
     "machine_facts",
     "publish",

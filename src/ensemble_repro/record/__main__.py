@@ -4,6 +4,7 @@ record``, ``make record-resume``, ``make record-readme``, ``make record-report``
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -13,15 +14,17 @@ from .files import (
     RECORD_BUDGET_BYTES,
     RecordError,
     build_report,
+    clear_touch_pending,
     effective_config,
     machine_facts,
+    mark_touch_pending,
     publish,
     report_of_record,
     restore,
     touch_cells,
 )
 from .readme import update_readme
-from .runmd import write_run_md
+from .runmd import SNAKEFILE, write_run_md
 
 
 def _results(path: str) -> Path:
@@ -31,6 +34,26 @@ def _results(path: str) -> Path:
             f"{path}: give the run's results/ directory (its parent is the run directory)"
         )
     return results
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number above 0")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,11 +86,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--notes", help="text file on the machine's load while the run went on")
     p.add_argument("--snakefile", help="for --build-report (default: the run directory's)")
-    p.add_argument("--cores", type=int, help="cores the run used (default: this machine's)")
+    p.add_argument(
+        "--cores", type=_positive_int, help="cores the run used (default: this machine's)"
+    )
     p.add_argument("--cpu-model", help="CPU model (default: from /proc/cpuinfo)")
-    p.add_argument("--memory-gb", type=float, help="memory in GB (default: /proc/meminfo)")
-    p.add_argument("--max-file-mb", type=float, default=MAX_FILE_BYTES / 1e6)
-    p.add_argument("--budget-mb", type=float, default=RECORD_BUDGET_BYTES / 1e6)
+    p.add_argument(
+        "--memory-gb", type=_positive_float, help="memory in GB (default: /proc/meminfo)"
+    )
+    p.add_argument("--max-file-mb", type=_positive_float, default=MAX_FILE_BYTES / 1e6)
+    p.add_argument("--budget-mb", type=_positive_float, default=RECORD_BUDGET_BYTES / 1e6)
 
     r = sub.add_parser("restore", help="copy a record's J+aB cells and benchmarks into a run")
     r.add_argument("record")
@@ -85,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     m = sub.add_parser("runmd", help="write the record's RUN.md")
     m.add_argument("record")
     m.add_argument("--notes", help="text file for the 'load while it ran' section")
+    m.add_argument("--snakefile", default=SNAKEFILE, help="the workflow (the repository's)")
 
     d = sub.add_parser("readme", help="write the verdict table between the README's markers")
     d.add_argument("record")
@@ -128,17 +156,24 @@ def main(argv=None) -> int:
             config, _ = effective_config(workdir, args.configfile)
             out = restore(args.record, results, config, overwrite=args.overwrite)
             print("\n".join(out.lines()))
-            if out.cells and not args.no_touch:
-                proc = touch_cells(workdir, args.configfile, out.cells, args.snakefile)
-                if proc.returncode != 0:
-                    print(proc.stdout[-3000:] + proc.stderr[-3000:], file=sys.stderr)
-                    raise RecordError(
-                        "snakemake --touch of the restored cells failed (output above): fix "
-                        "the cause and rerun the restore with --overwrite"
-                    )
-                print(f"snakemake --touch recorded metadata for {len(out.cells)} cells")
+            if not args.no_touch:
+                # the marker outlives a restore killed before its touch ended: the next one
+                # touches those cells too
+                cells = mark_touch_pending(results, out.cells)
+                if len(cells) > len(out.cells):
+                    print(f"{len(cells) - len(out.cells)} cells of an interrupted restore to touch")
+                if cells:
+                    proc = touch_cells(workdir, args.configfile, cells, args.snakefile)
+                    if proc.returncode != 0:
+                        print(proc.stdout[-3000:] + proc.stderr[-3000:], file=sys.stderr)
+                        raise RecordError(
+                            "snakemake --touch of the restored cells failed (output above): "
+                            "fix the cause and rerun the restore"
+                        )
+                    clear_touch_pending(results)
+                    print(f"snakemake --touch recorded metadata for {len(cells)} cells")
         elif args.command == "runmd":
-            print(write_run_md(args.record, args.notes))
+            print(write_run_md(args.record, args.notes, args.snakefile))
         elif args.command == "readme":
             path, changed = update_readme(args.record, args.readme)
             print(f"{path}: verdict table {'rewritten' if changed else 'already up to date'}")

@@ -1,16 +1,19 @@
 """Which files of a run go into the record, publishing them atomically, and restoring cells.
 
 A record folder (``record/paper/``) mirrors ``results/``'s relative layout
-(``results/jab/main.csv`` -> ``record/paper/jab/main.csv``) and adds three files of its own:
-:data:`MANIFEST` (size, sha256, slice and source time of every published file; one entry per
-publish with its date, commit, config files and machine), :data:`CONFIG_NAME` (the effective
-config of the last publish) and ``RUN.md`` (:mod:`ensemble_repro.record.runmd`).
+(``results/jab/main.csv`` -> ``record/paper/jab/main.csv``) and adds files of its own:
+:data:`MANIFEST` (size, sha256, slice and source time of every published file, size and sha256
+of the record's own files; one entry per publish with its date, commit, config files and
+machine; :mod:`ensemble_repro.record.manifest`), :data:`CONFIG_NAME` (the effective config of
+the last publish), :data:`NOTES_NAME` and ``RUN.md`` (:mod:`ensemble_repro.record.runmd`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
+import fcntl
+import json
+import math
 import os
 import platform
 import re
@@ -30,8 +33,20 @@ from ..config import BASE_CONFIG
 from ..cost.dag import NO_ESTIMATE_ENV
 from ..cost.machine import cached_calibration
 from ..cost.units import UnitCosts
-from ..io import atomic_path, read_json, write_json, write_text
+from ..io import atomic_path, write_json, write_text
 from ..logs import JOB_CPU_SUFFIX
+from .manifest import (
+    CONFIG_NAME,
+    MANIFEST,
+    RecordError,
+    check_record,
+    checked,
+    file_entry,
+    read_config,
+    read_manifest,
+    seal_own_files,
+    sha256,
+)
 
 #: Files published from a run, as ``Path.glob`` patterns relative to its ``results/``: every
 #: result table (and its HTML rendering), the verdict pages, the results index, figures as PNG
@@ -65,9 +80,7 @@ CELL_PATTERNS = ("jab/cells/**/*.parquet",)
 RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv", f"benchmarks/**/*.tsv{JOB_CPU_SUFFIX}")
 #: Where the run's outputs live in a run directory (the record mirrors this folder).
 RESULTS_DIR = "results"
-#: The record's manifest, effective config, and the default slice name of a publish.
-MANIFEST = "record.json"
-CONFIG_NAME = "config.yaml"
+#: The default slice name of a publish.
 DEFAULT_SLICE = "all"
 #: Largest file published, and the budget of the whole record folder (bytes).
 MAX_FILE_BYTES = 10_000_000
@@ -106,20 +119,8 @@ CELL_GRIDS = {
 _MB = 1e6
 
 
-class RecordError(RuntimeError):
-    """A record cannot be published, restored or read as asked (the message says why and the fix)."""
-
-
 def _mb(n: float) -> str:
     return f"{n / _MB:.2f} MB" if n >= _MB / 10 else f"{n / 1e3:.1f} kB"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _iso(timestamp: float) -> str:
@@ -203,7 +204,17 @@ def machine_facts(cores: int | None = None, cpu_model: str | None = None, memory
         the estimate has calibrated this machine (its cache; nothing is measured here): the
         machine's CPU time per kernel family over the reference machine's, and when it was
         measured. Two machines alike in the other keys differ there.
+
+    Raises
+    ------
+    RecordError
+        ``cores`` is not a whole number >= 1, or ``memory_gb`` not a finite number > 0 (the
+        manifest is JSON, which has no infinity).
     """
+    if cores is not None and (isinstance(cores, bool) or int(cores) != cores or cores < 1):
+        raise RecordError(f"cores {cores!r}: give the cores the run used, a whole number >= 1")
+    if memory_gb is not None and not (math.isfinite(memory_gb) and memory_gb > 0):
+        raise RecordError(f"memory_gb {memory_gb!r}: give the machine's memory, a number > 0")
     if cpu_model is None:
         cpu_model = _proc_field("/proc/cpuinfo", "model name") or platform.processor() or "unknown"
     if memory_gb is None:
@@ -309,27 +320,6 @@ def config_differences(old: Mapping, new: Mapping, keys: Iterable[str] | None = 
         keys = list(keys)
         names = [n for n in names if any(n == k or n.startswith(k + ".") for k in keys)]
     return [(n, a.get(n), b.get(n)) for n in names if a.get(n) != b.get(n)]
-
-
-# ---------------------------------------------------------------- the manifest
-
-
-def read_manifest(record: str | os.PathLike) -> dict:
-    """The record's :data:`MANIFEST` (an empty one for a new record)."""
-    path = Path(record) / MANIFEST
-    if not path.exists():
-        return {"files": {}, "publishes": []}
-    try:
-        data = read_json(path)
-    except ValueError as err:
-        raise RecordError(
-            f"{path} is not valid JSON ({err}): restore it from git (git checkout -- {path})"
-        ) from None
-    if not isinstance(data, dict) or not {"files", "publishes"} <= set(data):
-        raise RecordError(
-            f"{path} is not a record manifest (keys files, publishes): restore it from git"
-        )
-    return data
 
 
 # ---------------------------------------------------------------- publishing
@@ -450,9 +440,11 @@ def publish(
     ------
     RecordError
         A file is over ``max_file_bytes``, or the record would exceed ``budget_bytes``
-        (nothing is written then), or the results or config files do not exist.
+        (nothing is written then), or the results or config files do not exist, or the
+        existing record fails its check against its manifest, or another publish into it
+        is running (:func:`record_folder` for the record path).
     """
-    results, record = Path(results), Path(record)
+    results, record = Path(results), record_folder(record)
     workdir = results.resolve().parent
     exclude = tuple(exclude)
     files = collect(results, exclude=exclude)
@@ -472,14 +464,99 @@ def publish(
         )
     config, used_config = effective_config(workdir, config_files)
     record.parent.mkdir(parents=True, exist_ok=True)
-    _recover(record)
-    manifest = read_manifest(record)
+    with _publish_lock(record):
+        _recover(record)
+        return _publish_locked(
+            record,
+            workdir,
+            files,
+            slice_name=slice_name,
+            replace=replace,
+            config=config,
+            used_config=used_config,
+            machine=machine,
+            notes=notes,
+            budget_bytes=budget_bytes,
+            now=now,
+            report_warning=report_warning,
+        )
+
+
+def record_folder(record: str | os.PathLike) -> Path:
+    """``record`` as a path naming the record folder itself.
+
+    Raises
+    ------
+    RecordError
+        ``record`` is ``.``, ``..`` or a root (the folder a publish replaces must have a name
+        of its own), or an existing path that is not a folder.
+    """
+    path = Path(record)
+    if path.name in ("", ".", ".."):
+        raise RecordError(
+            f"record path {str(record)!r} names no folder of its own: give the record folder "
+            "itself, e.g. record/paper (publish replaces that folder as a whole)"
+        )
+    if path.exists() and not path.is_dir():
+        raise RecordError(
+            f"record {record} is a file, not a folder: give a record folder (created if needed)"
+        )
+    return path
+
+
+@contextmanager
+def _publish_lock(record: Path) -> Iterator[None]:
+    """Hold the publish lock of ``record`` (a hidden lock file beside it, deleted when
+    released); a second publish into the same record refuses while the first runs."""
+    lock = record.with_name(f".{record.name}.lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # the file may have been released and deleted between our open and our lock
+            if os.fstat(fd).st_ino != os.stat(lock).st_ino:
+                raise BlockingIOError
+        except (BlockingIOError, FileNotFoundError):
+            raise RecordError(
+                f"another publish into {record} is running (it holds {lock}): wait for it to "
+                "end, then publish again"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
+
+
+def _publish_locked(
+    record: Path,
+    workdir: Path,
+    files: dict[str, Path],
+    *,
+    slice_name: str,
+    replace: bool,
+    config: dict,
+    used_config: list[str],
+    machine: Mapping[str, Any] | None,
+    notes: str | os.PathLike | None,
+    budget_bytes: int,
+    now: float | None,
+    report_warning: str | None,
+) -> PublishResult:
+    """:func:`publish` once its lock is held: an existing record is checked whole
+    (:func:`.manifest.check_record`) before anything of it is carried into the new one."""
+    from .runmd import store_notes, write_run_md
+
+    if record.exists() and any(record.iterdir()):
+        manifest = check_record(record)
+    else:
+        manifest = read_manifest(record, missing_ok=True)
     out = PublishResult(record, budget_bytes=budget_bytes)
     if report_warning:
         out.warnings.append(report_warning)
-    if record.exists() and (record / CONFIG_NAME).is_file():
-        old_config = yaml.safe_load((record / CONFIG_NAME).read_text()) or {}
-        diff = config_differences(old_config, config)
+    if (record / CONFIG_NAME).is_file():
+        diff = config_differences(read_config(record, manifest), config)
         if diff:
             shown = "; ".join(f"{k}: {a!r} -> {b!r}" for k, a, b in diff[:5])
             out.warnings.append(
@@ -490,7 +567,7 @@ def publish(
     staging = record.with_name(f".{record.name}.staging-{os.getpid()}")
     try:
         if record.exists():
-            shutil.copytree(record, staging)
+            shutil.copytree(record, staging, symlinks=True)
         else:
             staging.mkdir()
         entries = manifest["files"]
@@ -502,19 +579,18 @@ def publish(
             for rel in out.removed:
                 del entries[rel]
         for rel, src in files.items():
-            digest = _sha256(src)
-            dest = staging / rel
-            if dest.is_file() and entries.get(rel, {}).get("sha256") == digest:
+            digest = sha256(src)
+            if entries.get(rel, {}).get("sha256") == digest:
                 # the same content (a restored cell, a rebuilt table): it keeps the slice and
                 # source time of the run that made it
                 out.unchanged.append(rel)
                 continue
+            dest = staging / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)
             out.copied.append(rel)
             entries[rel] = {
-                "bytes": src.stat().st_size,
-                "sha256": digest,
+                **file_entry(dest),
                 "slice": slice_name,
                 "source_mtime": _iso(src.stat().st_mtime),
             }
@@ -531,10 +607,10 @@ def publish(
             }
         )
         write_text(staging / CONFIG_NAME, yaml.safe_dump(config, sort_keys=False))
-        write_json(staging / MANIFEST, manifest)
-        from .runmd import write_run_md
-
-        write_run_md(staging, notes)
+        if notes is not None:
+            store_notes(staging, notes)
+        write_json(staging / MANIFEST, seal_own_files(staging, manifest))
+        write_run_md(staging)
         sizes = {
             p.relative_to(staging).as_posix(): p.stat().st_size
             for p in staging.rglob("*")
@@ -650,13 +726,18 @@ def report_of_record(
     Raises
     ------
     RecordError
-        The record, its config or the Snakefile is missing, or Snakemake failed (its last
+        The record, its config or the Snakefile is missing, the record fails its check
+        against its manifest (:func:`.manifest.check_record`), or Snakemake failed (its last
         lines name why, e.g. a file the report shows that the record lacks).
     """
     record, snakefile = Path(record), Path(snakefile)
+    if not record.is_dir():
+        raise RecordError(
+            f"record {record} is not a folder: give a record folder written by publish"
+        )
+    manifest = check_record(record)
+    read_config(record, manifest)
     config = record / CONFIG_NAME
-    if not config.is_file():
-        raise RecordError(f"{config} does not exist: give a record folder written by publish")
     if not snakefile.is_file():
         raise RecordError(
             f"Snakefile {snakefile} does not exist: run from the repository root or give "
@@ -779,25 +860,28 @@ def restore(
     Raises
     ------
     RecordError
-        The record does not exist, a prepared data table a cell needs is missing, or a cell
-        was made with other config values than ``config``'s (nothing is copied then).
+        The record does not exist, a file it would copy (or its config) fails its check
+        against the manifest (:func:`.manifest.checked`), a prepared data table a cell needs
+        is missing, or a cell was made with other config values than ``config``'s (nothing
+        is copied then).
     """
     from ..rule_keys import BENCHMARKS, job_keys
 
     record, results = Path(record), Path(results)
     if not record.is_dir():
-        raise RecordError(f"record {record} does not exist: give a folder written by publish")
-    files = collect(record, patterns=RESTORED_PATTERNS)
+        raise RecordError(f"record {record} is not a folder: give a folder written by publish")
+    manifest = read_manifest(record)
+    # what the manifest lists under the restored folders, and what lies there unlisted (which
+    # the check below refuses)
+    listed = {
+        rel: record / rel
+        for rel in manifest["files"]
+        if rel.startswith(("jab/cells/", "benchmarks/"))
+        and (rel.endswith(".parquet") or not rel.startswith("jab/cells/"))
+    }
+    files = dict(sorted({**listed, **collect(record, patterns=RESTORED_PATTERNS)}.items()))
     out = RestoreResult()
-    record_config = None
-    if config is not None:
-        path = record / CONFIG_NAME
-        if not path.is_file():
-            raise RecordError(
-                f"{path} is missing, so the record's cells cannot be checked against the "
-                "config: republish the record (publish writes it)"
-            )
-        record_config = yaml.safe_load(path.read_text()) or {}
+    record_config = read_config(record, manifest) if config is not None else None
     problems, missing_data, benchmarks = [], set(), set()
     for rel in list(files):
         if not rel.startswith("jab/cells/"):
@@ -823,6 +907,8 @@ def restore(
         for rel, src in files.items()
         if not rel.startswith("benchmarks/") or rel in benchmarks
     }
+    for rel in files:
+        checked(record, rel, manifest)
     if problems:
         raise RecordError(
             f"the record's cells were made with other config values than this run's "
@@ -862,3 +948,50 @@ def touch_cells(
     config change reruns them; ``snakefile`` defaults to the run directory's."""
     cmd = _snakemake(config_files, snakefile) + ["--touch", "--force", *cells]
     return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, check=False)
+
+
+#: Marker of a restore whose ``snakemake --touch`` has not yet succeeded, in ``results/``
+#: (hidden: never published): the cells still to touch, relative to the run directory.
+TOUCH_PENDING = ".restore-touch-pending.json"
+
+
+def pending_touch(results: str | os.PathLike) -> list[str]:
+    """The cells an interrupted restore left to touch (:data:`TOUCH_PENDING`), those that
+    still exist; none without the marker.
+
+    Raises
+    ------
+    RecordError
+        The marker is not a JSON list of J+aB cell paths.
+    """
+    results = Path(results)
+    marker = results / TOUCH_PENDING
+    if not marker.exists():
+        return []
+    try:
+        cells = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        cells = None
+    prefix = f"{results.name}/jab/cells/"
+    if not (isinstance(cells, list) and all(isinstance(c, str) for c in cells)) or any(
+        not c.startswith(prefix) or ".." in Path(c).parts for c in cells
+    ):
+        raise RecordError(
+            f"{marker} is not a list of J+aB cells ({prefix}...): delete it and rerun the "
+            "restore with --overwrite"
+        )
+    return [c for c in cells if (results.parent / c).is_file()]
+
+
+def mark_touch_pending(results: str | os.PathLike, cells: Sequence[str]) -> list[str]:
+    """Add ``cells`` to the :data:`TOUCH_PENDING` marker (written atomically) and return
+    every cell it lists: those an interrupted restore left untouched first."""
+    todo = list(dict.fromkeys([*pending_touch(results), *cells]))
+    if todo:
+        write_json(Path(results) / TOUCH_PENDING, todo)
+    return todo
+
+
+def clear_touch_pending(results: str | os.PathLike) -> None:
+    """Delete the :data:`TOUCH_PENDING` marker (after the touch of its cells succeeded)."""
+    (Path(results) / TOUCH_PENDING).unlink(missing_ok=True)

@@ -16,7 +16,7 @@ from ..claims.render import summary
 from ..claims.table import read_claims
 from ..io import MarkerError, markdown_table, replace_marked_block
 from ..papers import PAPERS
-from .files import RecordError
+from .manifest import RecordError, checked, read_manifest
 from .runmd import RUN_MD
 
 #: The marker lines around the generated block of the README.
@@ -46,9 +46,11 @@ def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".")
     Raises
     ------
     RecordError
-        The record has neither.
+        The record has neither, or a table read fails its check against the manifest
+        (:func:`.manifest.checked`) or is not a claims table.
     """
     record = Path(record)
+    manifest = read_manifest(record)
     whole = record / RECORD_CLAIMS
     if whole.is_file():
         files, pages = [whole], [record / RECORD_VERDICT_PAGE]
@@ -64,6 +66,8 @@ def readme_block(record: str | os.PathLike, readme_dir: str | os.PathLike = ".")
             f"{whole} does not exist, nor any paper's claims.csv in {record}: publish a run "
             "with verdicts first (make record RECORD=... after the run's paper_vs_ours rule)"
         )
+    for claims in files:
+        checked(record, claims.relative_to(record).as_posix(), manifest)
     try:
         df = pd.concat([read_claims(claims) for claims in files], ignore_index=True)
     except ValueError as err:

@@ -5,11 +5,13 @@ Commits, config files, machine and publish dates come from the record's manifest
 name them) from the provenance sidecars, the dates and the measured cost from the benchmark
 files, the estimate from :mod:`ensemble_repro.estimate` run on the record's ``config.yaml``.
 Only the "load while it ran" section is free text, from the record's :data:`NOTES_NAME`.
+Every file read is first checked against the manifest (:mod:`ensemble_repro.record.manifest`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import re
 from collections import Counter
@@ -20,20 +22,25 @@ import pandas as pd
 import yaml
 
 from ..claims.render import made_at
+from ..config import CHECKOUT_BASE
 from ..cost.machine import KERNEL_FAMILIES
-from ..io import markdown_table, read_json, write_text
-from .files import (
+from ..io import markdown_table, read_json, write_json, write_text
+from ..logs import JOB_CPU_SUFFIX
+from .files import RESULTS_DIR, record_as_run
+from .manifest import (
     CONFIG_NAME,
     MANIFEST,
-    RESULTS_DIR,
+    NOTES_NAME,
+    RUN_MD,
     RecordError,
+    checked,
+    file_entry,
+    read_config,
     read_manifest,
-    record_as_run,
 )
 
-#: The generated page, and the notes file whose text is its "load while it ran" section.
-RUN_MD = "RUN.md"
-NOTES_NAME = "notes.md"
+#: The workflow whose jobs the cost section estimates: this checkout's.
+SNAKEFILE = CHECKOUT_BASE.parents[1] / "Snakefile"
 #: Key of a provenance sidecar naming the commit that made its table (read when present).
 PROVENANCE_COMMIT_KEY = "commit"
 #: Parts of the run in the order of the cost table (a rule's part: ensemble_repro.cost.registry).
@@ -83,22 +90,44 @@ def benchmark_rule(rel: str) -> tuple[str, dict[str, str]] | None:
 def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
     """Every benchmark file of the record with its measured CPU and wall seconds (the mean
     of the file's rows, as :func:`ensemble_repro.estimate.measured` reads them) and the time
-    its job ended (the source file's modification time at publish, from the manifest)."""
+    its job ended (the source file's modification time at publish, from the manifest).
+
+    Raises
+    ------
+    RecordError
+        A benchmark file (or its CPU sidecar) fails its check against the manifest, or is not
+        a benchmark file (it would not count as a job).
+    """
     from ..cost.dag import Job
     from ..cost.registry import RULES
     from ..estimate import measured
 
     record = Path(record)
-    entries = read_manifest(record)["files"]
+    manifest = read_manifest(record)
+    entries = manifest["files"]
     out = []
     with record_as_run(record) as rundir:
-        for path in sorted((record / "benchmarks").rglob("*.tsv")):
+        listed = {record / rel for rel in entries if rel.startswith("benchmarks/")}
+        for path in sorted({*(record / "benchmarks").rglob("*.tsv"), *listed}):
+            if path.suffix != ".tsv":
+                continue
             rel = path.relative_to(record).as_posix()
             found = benchmark_rule(rel)
             if found is None:
                 continue
+            checked(record, rel, manifest)
+            if (record / f"{rel}{JOB_CPU_SUFFIX}").exists():
+                checked(record, f"{rel}{JOB_CPU_SUFFIX}", manifest)
             rule, wildcards = found
-            got = measured(Job(rule, wildcards), rundir)
+            try:
+                got = measured(Job(rule, wildcards), rundir)
+            except ValueError:
+                got = (math.nan, math.nan)
+            if got is not None and not all(math.isfinite(x) and x >= 0 for x in got):
+                raise RecordError(
+                    f"{path}: not a benchmark of a job (every row's s and cpu_time must be "
+                    "numbers >= 0): republish it from the run"
+                )
             if got is None:
                 continue
             mtime = entries.get(rel, {}).get("source_mtime")
@@ -107,9 +136,10 @@ def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
     return out
 
 
-def _sidecars(record: Path) -> list[dict]:
+def _sidecars(record: Path, manifest: dict) -> list[dict]:
     out = []
     for p in sorted(record.rglob("*.provenance.json")):
+        checked(record, p.relative_to(record).as_posix(), manifest)
         try:
             meta = read_json(p)
         except ValueError:
@@ -158,7 +188,11 @@ def _slice_units(manifest: dict):
     return units_of
 
 
-def _cost_section(record: Path, cores: int, marks: list[Benchmark], manifest: dict) -> list[str]:
+def _cost_section(
+    record: Path, cores: int, marks: list[Benchmark], manifest: dict, snakefile: Path
+) -> list[str]:
+    from snakemake.exceptions import WorkflowError
+
     from ..cost.dag import config_jobs
     from ..estimate import compare, comparison_table, estimate
 
@@ -178,7 +212,12 @@ def _cost_section(record: Path, cores: int, marks: list[Benchmark], manifest: di
         "reference machine.",
         "",
     ]
-    jobs, config = config_jobs(record / CONFIG_NAME)
+    try:
+        jobs, config = config_jobs((record / CONFIG_NAME).resolve(), snakefile=snakefile)
+    except WorkflowError as err:
+        raise RecordError(
+            f"the workflow {snakefile} stops for the record's {CONFIG_NAME}: {err}"
+        ) from None
     with record_as_run(record) as rundir:
         rules = compare(jobs, config, rundir, units_of=_slice_units(manifest))
     # measured against estimated over the same jobs: those of the config's DAG (a record
@@ -231,13 +270,15 @@ def _cost_section(record: Path, cores: int, marks: list[Benchmark], manifest: di
     return lines
 
 
-def run_md(record: str | os.PathLike) -> str:
+def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) -> str:
     """The text of the record's ``RUN.md`` (see the module docstring for its sources).
 
     Parameters
     ----------
     record : str or Path
         A record folder written by :func:`ensemble_repro.record.publish`.
+    snakefile : str or Path
+        The workflow whose jobs the cost section estimates (:data:`SNAKEFILE`).
 
     Returns
     -------
@@ -247,22 +288,24 @@ def run_md(record: str | os.PathLike) -> str:
     Raises
     ------
     RecordError
-        The record has no manifest or no config (it was not written by ``publish``).
+        The record has no manifest or no config (it was not written by ``publish``), a file
+        read fails its check against the manifest, or ``snakefile`` does not exist.
     """
-    record = Path(record)
-    if not (record / MANIFEST).is_file():
+    record, snakefile = Path(record), Path(snakefile)
+    if not record.is_dir():
         raise RecordError(
-            f"{record / MANIFEST} is missing: {record} was not written by publish "
-            "(python -m ensemble_repro.record publish RESULTS RECORD)"
+            f"record {record} is not a folder: give a record folder written by publish"
         )
-    if not (record / CONFIG_NAME).is_file():
-        raise RecordError(f"{record / CONFIG_NAME} is missing: republish the record")
+    if not snakefile.is_file():
+        raise RecordError(
+            f"Snakefile {snakefile} does not exist: give the repository's with --snakefile"
+        )
     manifest = read_manifest(record)
-    config = yaml.safe_load((record / CONFIG_NAME).read_text()) or {}
+    config = read_config(record, manifest)
     publishes = manifest["publishes"]
     last = publishes[-1] if publishes else {}
     cores = int((last.get("machine") or {}).get("cores") or 1)
-    sidecars = _sidecars(record)
+    sidecars = _sidecars(record, manifest)
     marks = benchmarks(record)
 
     lines = [
@@ -314,7 +357,7 @@ def run_md(record: str | os.PathLike) -> str:
     )
     claims = record / "claims.csv"
     if claims.is_file():
-        df = pd.read_csv(claims, keep_default_na=False)
+        df = pd.read_csv(checked(record, "claims.csv", manifest), keep_default_na=False)
         if {"scale", "made_on"} <= set(df.columns):
             lines.append(f"Verdicts (`claims.csv`) made at: {'; '.join(made_at(df))}.")
     stacks = Counter(
@@ -380,13 +423,13 @@ def run_md(record: str | os.PathLike) -> str:
             )
     lines.append(markdown_table(pd.DataFrame(drows)).rstrip() if drows else "No benchmarks.")
 
-    lines += [""] + _cost_section(record, cores, marks, manifest)
+    lines += [""] + _cost_section(record, cores, marks, manifest, snakefile)
 
     lines += ["", "## Load while it ran", ""]
     notes = record / NOTES_NAME
     lines.append(
-        notes.read_text().strip()
-        if notes.is_file()
+        checked(record, NOTES_NAME, manifest).read_text().strip()
+        if notes.exists() or notes.is_symlink()
         else f"No notes: give them with `--notes FILE` (stored as `{NOTES_NAME}`)."
     )
     busy = [
@@ -414,9 +457,25 @@ def _speed(speed) -> str:
     return f"{factors} ({speed.get('measured_on', '?')})"
 
 
-def write_run_md(record: str | os.PathLike, notes: str | os.PathLike | None = None) -> Path:
+def store_notes(record: str | os.PathLike, notes: str | os.PathLike) -> Path:
+    """Copy the text file ``notes`` into the record as its :data:`NOTES_NAME`."""
+    try:
+        text = Path(notes).read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        why = getattr(err, "strerror", None) or str(err)
+        raise RecordError(f"--notes {notes}: {why}; give a text file") from None
+    path = Path(record) / NOTES_NAME
+    write_text(path, text)
+    return path
+
+
+def write_run_md(
+    record: str | os.PathLike,
+    notes: str | os.PathLike | None = None,
+    snakefile: str | os.PathLike = SNAKEFILE,
+) -> Path:
     """Write ``RUN.md`` into the record (atomically), first storing ``notes`` (a text file)
-    as its :data:`NOTES_NAME` when given.
+    as its :data:`NOTES_NAME` when given, with its entry in the manifest.
 
     Returns
     -------
@@ -425,11 +484,9 @@ def write_run_md(record: str | os.PathLike, notes: str | os.PathLike | None = No
     """
     record = Path(record)
     if notes is not None:
-        try:
-            text = Path(notes).read_text()
-        except OSError as err:
-            raise RecordError(f"--notes {notes}: {err.strerror}; give a text file") from None
-        write_text(record / NOTES_NAME, text)
+        manifest = read_manifest(record)
+        manifest["record_files"][NOTES_NAME] = file_entry(store_notes(record, notes))
+        write_json(record / MANIFEST, manifest)
     path = record / RUN_MD
-    write_text(path, run_md(record))
+    write_text(path, run_md(record, snakefile))
     return path
