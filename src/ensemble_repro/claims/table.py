@@ -133,7 +133,7 @@ def claims_frame(rows: list[dict], *, scale: str, made_on: str) -> pd.DataFrame:
 
 
 #: Columns a claims table written before they existed may lack: read as empty.
-LATER_COLUMNS = ("fragile",)
+LATER_COLUMNS = ("fragile", "effect_cell")
 
 
 def read_claims(path: str | os.PathLike) -> pd.DataFrame:
