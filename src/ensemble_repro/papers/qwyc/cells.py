@@ -397,10 +397,60 @@ def main_split(arrays, q: dict) -> int:
     """
     if q["fit_on"] != "train_full" or q.get("learning_rate"):
         return 0
-    rates = [float(arrays[f"s{s}_learning_rate"]) for s in range(n_splits_of(arrays))]
+    return _majority([float(arrays[f"s{s}_learning_rate"]) for s in range(n_splits_of(arrays))])
+
+
+def _majority(rates: list[float]) -> int:
+    """The first split whose learning rate is the one most splits chose."""
     counts = Counter(rates)
     top = max(counts.values())
     return next(s for s, r in enumerate(rates) if counts[r] == top)
+
+
+def main_split_of(points: pd.DataFrame) -> int:
+    """:func:`main_split` read from a table with ``split``, ``fit_on`` and ``learning_rate``
+    columns (the sweeps' points): the split of the fit the figures draw and the claims judge.
+
+    Examples
+    --------
+    >>> p = pd.DataFrame({"split": [0, 1, 2], "fit_on": "train_full",
+    ...                   "learning_rate": [0.05, 0.02, 0.02]})
+    >>> main_split_of(p), main_split_of(p.assign(fit_on="train"))
+    (1, 0)
+    """
+    by_split = points.groupby("split", sort=True)
+    if (points["fit_on"] != "train_full").any():
+        return int(min(by_split.groups))
+    rates = by_split["learning_rate"].first()
+    return int(rates.index[_majority([float(r) for r in rates])])
+
+
+def figure_table(points: pd.DataFrame, smaller: pd.DataFrame) -> pd.DataFrame:
+    """Every point Figure 1 draws, from one fit (:func:`main_split_of`): the sweep points of
+    that split (means over random repetitions, :func:`tradeoff_table`) and one row per
+    smaller-GBT size and variant of the same split (``param = n_trees``; ``learning_rate``: the
+    fit's rate for ``smaller_same_lr``, the rate validated at that size for
+    ``smaller_tuned_lr``).
+
+    Examples
+    --------
+    >>> pts = pd.DataFrame({"split": [0, 1], "fit_on": "train_full", "learning_rate": 0.1,
+    ...                     "method": "qwyc_joint", "value": 0.0, "full_test_accuracy": 0.8})
+    >>> sm = pd.DataFrame({"split": [0, 0, 1], "method": "smaller_same_lr", "n_trees": [5, 10, 5],
+    ...                    "learning_rate": 0.1})
+    >>> figure_table(pts, sm)[["split", "method", "value"]].to_numpy().tolist()
+    [[0, 'qwyc_joint', 0.0], [0, 'smaller_same_lr', 5.0], [0, 'smaller_same_lr', 10.0]]
+    """
+    split = main_split_of(points)
+    p = points[points["split"] == split]
+    s = smaller[smaller["split"] == split]
+    s = s.assign(
+        param="n_trees",
+        value=s["n_trees"].astype(float),
+        fit_on=p["fit_on"].iloc[0],
+        full_test_accuracy=p["full_test_accuracy"].iloc[0],
+    ).drop(columns="n_trees")
+    return pd.concat([p, s], ignore_index=True)
 
 
 #: Columns of the per-test-row tables: one row per test example x operating point, in test-set
