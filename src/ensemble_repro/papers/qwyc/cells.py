@@ -7,11 +7,12 @@ job runs each split and writes a ``split`` column. ``sweep_job``: one
 early-stopping method (QWYC* / Algorithm-2 thresholds on a fixed ordering / Fan et al.) over
 its alpha or gamma grid. ``sensitivity_job``: the same with one [I] switch changed.
 ``refit_job``: ``qwyc.n_refits`` bootstrap refits of ordering and thresholds on the fitting
-rows, the GBT held fixed. ``timing_job``: deployment timing at matched differences (Tables 2-4
-style) on every distinct fit. The sweeps and :func:`smaller_rows` also keep per-test-row
-outcomes (:func:`row_frame`) for the claims' test-row intervals. Every row carries the [I]
-switches that produced it. Figures, tables and the paper's claims:
-:mod:`.report`.
+rows, the GBT held fixed. ``approximation_job``: QWYC's greedy ordering against the best of
+all orderings on small ensembles of sub-ensembles of the main fit. ``timing_job``: deployment
+timing at matched differences (Tables 2-4 style) on every distinct fit. The sweeps and
+:func:`smaller_rows` also keep per-test-row outcomes (:func:`row_frame`) for the claims'
+test-row intervals. Every row carries the [I] switches that produced it. Figures, tables and
+the paper's claims: :mod:`.report`.
 """
 
 from __future__ import annotations
@@ -837,6 +838,76 @@ def refit_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) ->
                         }
                     )
                     prog.step(f"refit {b} {method} {param}={value}")
+        return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ approximation
+def block_ensemble(F: np.ndarray, n_models: int, rng: np.random.Generator) -> np.ndarray:
+    """The trees' scores ``F`` (N x T) summed over a random partition of the T trees into
+    ``n_models`` blocks of near-equal size: an ensemble of ``n_models`` sub-ensembles with the
+    same sum (the paper's Section 2 reading of a base model as a sub-ensemble).
+
+    Examples
+    --------
+    >>> F = np.arange(12.0).reshape(2, 6)
+    >>> B = block_ensemble(F, 3, np.random.default_rng(0))
+    >>> B.shape, bool(np.allclose(B.sum(axis=1), F.sum(axis=1)))
+    ((2, 3), True)
+    """
+    blocks = np.array_split(rng.permutation(F.shape[1]), n_models)
+    return np.stack([F[:, b].sum(axis=1) for b in blocks], axis=1)
+
+
+def approximation_job(arrays, dataset: str, q: dict, seed: int) -> pd.DataFrame:
+    """QWYC's greedy ordering (Algorithm 1, alpha = 0) against the best of all orderings
+    (:func:`ensemble_repro.qwyc.exhaustive.exhaustive_order`) on ``qwyc.approximation.n_ensembles``
+    small ensembles made from the main fit (:func:`main_split`): draw ``i`` (``default_rng([seed,
+    8, i])``) takes the smaller GBT of its first ``n_models x trees_per_model`` trees, splits
+    them at random into ``n_models`` base models of ``trees_per_model`` trees
+    (:func:`block_ensemble`, equal costs) and takes ``n_rows`` of the fitting rows at random.
+    (Blocks of the whole GBT are each strong enough to stop nearly every row alone, which
+    leaves no ordering to choose.)
+
+    Returns
+    -------
+    DataFrame
+        One row per draw: mean # base models per example of the greedy and the optimal
+        ordering on the draw's rows, their ratio and the search time.
+    """
+    from ...qwyc.exhaustive import approximation_ratio
+
+    a = q["approximation"]
+    trees = a["n_models"] * a["trees_per_model"]  # <= T: checked with the config
+    with threadpool_limits(1):
+        split = main_split(arrays, q)
+        v = Views(arrays).view(split, q)
+        rows = []
+        prog = Progress(a["n_ensembles"], f"{dataset} exhaustive orderings", log)
+        for i in range(a["n_ensembles"]):
+            rng = np.random.default_rng([seed, 8, i])
+            idx = np.sort(rng.choice(len(v.F), min(a["n_rows"], len(v.F)), replace=False))
+            F = block_ensemble(v.F[idx, :trees], a["n_models"], rng)
+            t0 = time.perf_counter()
+            greedy, optimum, ratio = approximation_ratio(
+                v.base, F, q["decision_threshold"], tie_break=q["tie_break"]
+            )
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "split": split,
+                    "learning_rate": v.learning_rate,
+                    "draw": i,
+                    "n_models": a["n_models"],
+                    "trees_per_model": a["trees_per_model"],
+                    "n_rows": len(idx),
+                    "greedy_mean_models": greedy,
+                    "optimal_mean_models": optimum,
+                    "ratio": ratio,
+                    "seconds": time.perf_counter() - t0,
+                    **switches(q),
+                }
+            )
+            prog.step(f"draw {i}: ratio {ratio:.3f}")
         return pd.DataFrame(rows)
 
 
