@@ -8,7 +8,7 @@ setup_logging(snakemake.log[0])
 
 from ensemble_repro.papers.qwyc import cells, report  # noqa: E402
 
-inp, out, p = snakemake.input, snakemake.output, snakemake.params.cfg
+inp, out, p = snakemake.input, snakemake.output, snakemake.params
 points = cells.tradeoff_table(pd.concat([pd.read_csv(f) for f in inp.sweeps], ignore_index=True))
 table = cells.figure_table(points, pd.read_csv(inp.smaller))
 report.write_table(table, out.csv, out.md, "Figure 1 points (test split, one fit)", p.cfg, inp.meta)

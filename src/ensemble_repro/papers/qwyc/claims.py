@@ -705,7 +705,7 @@ def ordering_4approx(approx: pd.DataFrame) -> Finding:
         f"greedy / optimal mean # models over {r.size} random small ensembles: largest "
         f"{r.max():.3g}, mean {mean.text('.3g')}, {int(np.sum(r > 1 + _EPS))} of {r.size} "
         f"above 1 (greedy not optimal); above {QWYC_APPROX_FACTOR:g}: {over} of {r.size} "
-        f"(share {share.text('.2g')})"
+        f"(share of such ensembles, Wilson 95%: [{share.low:.2f}, {share.high:.2f}])"
     )
     return Finding(verdict, ours, mean, mean, (1.0, QWYC_APPROX_FACTOR), "", r.size)
 

@@ -60,8 +60,8 @@ def plot_figure1(table: pd.DataFrame, dataset: str, pdf, png) -> None:
         st = dict(
             color=colors[variant],
             lw=1.8 if star else 0.9,
-            ls={"qwyc": "-", "fan": "--", "smaller": ":"}[family],
-            marker={"qwyc": "o", "fan": "s", "smaller": "^"}[family],
+            ls={"qwyc": "-", "fan": "--"}.get(family, ":" if variant == "same_lr" else "-."),
+            marker={"qwyc": "o", "fan": "s"}.get(family, "^" if variant == "same_lr" else "v"),
             ms=3.5 if star else 2.5,
         )
         for ax, col in zip(axes, ("test_accuracy", "test_differences_pct"), strict=True):
@@ -73,7 +73,7 @@ def plot_figure1(table: pd.DataFrame, dataset: str, pdf, png) -> None:
         strict=True,
     ):
         ax.set_xscale("log")
-        ax.set_xlabel("mean # base models evaluated per test example")
+        ax.set_xlabel("mean # base models evaluated\nper test example")
         ax.set_ylabel(yl)
         ax.grid(alpha=0.3, lw=0.4)
     axes[0].set_title("accuracy")
@@ -178,12 +178,12 @@ def frontier(points: pd.DataFrame, method: str, target_pct: float) -> float:
     return float(p.test_mean_evaluated.min()) if len(p) else np.nan
 
 
-def _spread(values) -> str:
-    """``"0.45 +- 0.12 (n = 5 carve-outs)"`` over distinct fits; ``"0.45 (one fit)"``."""
+def _spread(values, unit: str = "") -> str:
+    """``"0.45 +- 0.12% (n = 5 carve-outs)"`` over distinct fits; ``"0.45% (one fit)"``."""
     v = np.asarray(values, dtype=float)
     if v.size == 1:
-        return f"{v[0]:.3g} (one fit)"
-    return f"{v.mean():.3g} +- {v.std(ddof=1):.2g} (n = {v.size} carve-outs)"
+        return f"{v[0]:.3g}{unit} (one fit)"
+    return f"{v.mean():.3g} +- {v.std(ddof=1):.2g}{unit} (n = {v.size} carve-outs)"
 
 
 def _fits(p: pd.DataFrame) -> list[pd.DataFrame]:
@@ -212,7 +212,7 @@ def _setting_rows(ds: str, p: pd.DataFrame, q: dict, setting: str) -> list[dict]
                 **base,
                 "item": "QWYC* at alpha = 0: % test differences; mean # models",
                 "paper": "about 0.5% differences at the timing points (Tables 2-3, real-world)",
-                "ours": f"{_spread([float(g.test_differences_pct.iloc[0]) for g in q0])}%; "
+                "ours": f"{_spread([float(g.test_differences_pct.iloc[0]) for g in q0], '%')}; "
                 f"{_spread([float(g.test_mean_evaluated.iloc[0]) for g in q0])} models",
             }
         )
