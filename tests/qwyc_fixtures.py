@@ -23,6 +23,7 @@ def qwyc_config(**over) -> dict:
         "orderings": ["natural", "random"],
         "sensitivity": [],
         "smaller_ensembles": [4, 8],
+        "approximation": {"n_models": 4, "trees_per_model": 2, "n_ensembles": 3, "n_rows": 120},
         "gbt": {
             "n_estimators": 12,
             "max_depth": {"adult": 3},

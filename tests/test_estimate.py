@@ -384,7 +384,7 @@ def test_cli_prints_table(capsys, monkeypatch):
     assert est.main([*argv, "--idle"]) == 0
     out = capsys.readouterr().out
     assert "| paper | jobs | CPU-hours | wall on 2 cores | wall on SLURM |" in out
-    assert re.search(r"^\| total \| 52 \|", out, re.MULTILINE)  # as snakemake -n (other test)
+    assert re.search(r"^\| total \| 53 \|", out, re.MULTILINE)  # as snakemake -n (other test)
 
 
 def test_cli_bad_input_names_it(tmp_path, capsys):

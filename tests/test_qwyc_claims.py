@@ -70,14 +70,15 @@ def _refits(method, value, differences, models, sd=0.0, n=N):
 @pytest.mark.parametrize(
     ("differs", "models", "verdict"),
     [
-        (10, 100.0, REPRODUCED),  # 0.1% [0.05, 0.18] at 5x fewer models
-        (100, 100.0, PARTLY),  # 1.0% [0.82, 1.22] fails, the 5x holds: mixed decided parts
-        (50, 100.0, INCONCLUSIVE),  # 0.5% straddles the 0.5% bound
+        (10, 150.0, REPRODUCED),  # 0.1% [0.05, 0.18] at 3.3x fewer models
+        (100, 150.0, PARTLY),  # 1.0% [0.82, 1.22] fails, the 3.3x holds: mixed decided parts
+        (50, 150.0, INCONCLUSIVE),  # 0.5% straddles the 0.5% bound
         (10, 300.0, PARTLY),  # faithful, but 1.67x < 2x: mixed decided parts
         (100, 300.0, NOT_REPRODUCED),  # both parts fail
+        (10, 50.0, PARTLY),  # faithful at 10x: beyond the paper's 2x-4x (ours: 11x, 101x)
     ],
 )
-def test_fewer_models_two_one_sided_parts(differs, models, verdict):
+def test_fewer_models_faithful_part_and_the_papers_band(differs, models, verdict):
     rows = _rows(_point("qwyc_joint", 0.0, differs=differs, models=models))
     f = cq.fewer_models(rows, None, 500)
     assert f.verdict == verdict
@@ -104,15 +105,22 @@ def test_fewer_models_edges_of_both_margins(monkeypatch):
 def test_fewer_models_adds_the_refit_spread_but_not_the_refits_biased_mean():
     """The refits widen the interval by their spread; their mean (bootstrap resamples hold
     ~63% distinct rows, so they over-fit more) does not move the estimate."""
-    rows = _rows(_point("qwyc_joint", 0.0, differs=20, models=100.0))  # 0.2% [0.13, 0.31]
+    rows = _rows(_point("qwyc_joint", 0.0, differs=20, models=150.0))  # 0.2% [0.13, 0.31]
     assert cq.fewer_models(rows, None, 500).verdict == REPRODUCED
-    steady = _refits("qwyc_joint", 0.0, [80, 81, 79, 80], [100.0] * 4)  # mean 0.8%, sd ~0
+    steady = _refits("qwyc_joint", 0.0, [80, 81, 79, 80], [150.0] * 4)  # mean 0.8%, sd ~0
     f = cq.fewer_models(rows, steady, 500)
     assert f.verdict == REPRODUCED and f.interval.estimate == pytest.approx(0.2)
-    spread = _refits("qwyc_joint", 0.0, [0, 40, 5, 45], [100.0] * 4)  # sd 0.24 pt
+    spread = _refits("qwyc_joint", 0.0, [0, 40, 5, 45], [150.0] * 4)  # sd 0.24 pt
     f = cq.fewer_models(rows, spread, 500)
     assert f.verdict == INCONCLUSIVE and f.interval.high > 0.5
     assert f.interval.n == 4 and "refits" in f.repeats_needed or "10x" in f.repeats_needed
+
+
+def test_fewer_models_says_a_speed_up_beyond_the_band_is_outside_it():
+    f = cq.fewer_models(_rows(_point("qwyc_joint", 0.0, differs=10, models=50.0)), None, 500)
+    assert "within the paper's 2x-4x: not reproduced" in f.ours
+    assert "more models saved than the paper reports" in f.ours
+    assert ">= 2x, faster at all: reproduced" in f.ours
 
 
 def test_fewer_models_picks_the_cheapest_faithful_alpha_else_the_lowest():
@@ -126,12 +134,27 @@ def test_fewer_models_picks_the_cheapest_faithful_alpha_else_the_lowest():
     assert "alpha = 0 " in cq.fewer_models(high, None, 500).ours
 
 
-def test_one_fit_needed_names_refits_then_test_rows():
+def test_one_fit_needed_names_refits_then_test_rows_out_of_reach():
     test = Interval(0.4, 0.3, 0.48, "Wilson", 1000)
     assert cq.one_fit_needed(test, [0.40, 0.41], high=0.5) == "about 3 refits"
     wide = Interval(0.4, 0.3, 0.52, "Wilson", 1000)
-    assert cq.one_fit_needed(wide, [], high=0.5) == "about 2x the test rows (2000 rows)"
-    assert cq.one_fit_needed(wide, [0.1, 0.9], high=0.5) == "more than 10x this scale"
+    assert cq.one_fit_needed(wide, [], high=0.5) == (
+        "out of reach with this data set (needs about 2x its test rows, 2000, has 1000)"
+    )
+    assert cq.one_fit_needed(wide, [0.1, 0.9], high=0.5) == (
+        "out of reach with this data set (undecided even with 10x the refits and 10x its "
+        "1000 test rows)"
+    )
+
+
+def test_rows_needed_beyond_the_test_rows_is_out_of_reach():
+    """An interval over all the test rows cannot be narrowed by more of them: Adult's
+    more_accurate_than_fan asked for 56k-132k rows against its 16,281."""
+    iv = Interval(0.0553, -0.0504, 0.161, "t", 16281)
+    need = cq.rows_needed(iv, low=0.0)
+    assert need.startswith("out of reach with this data set (needs about ")
+    assert need.endswith("test rows, has 16281)")
+    assert cq.rows_needed(Interval(0.2, 0.1, 0.3, "t", 100), low=0.0) == ""
 
 
 # ---------------------------------------------------------------- beats_fixed_orders
@@ -277,12 +300,16 @@ def _timing(ratio, q_pct=0.5, runs=10, noise=0.05, seed=0):
         (1.0, 0.5, INCONCLUSIVE),
         (2.0, 0.76, NOT_REPRODUCED),  # faster, but QWYC* past 1.5x the level: not there
         (2.0, 0.75, REPRODUCED),  # edge: exactly 1.5x the level is matched
+        (5.0, 0.5, PARTLY),  # faster, but beyond the paper's 1.8x-4x (Nomao: 4.2x)
+        (1.5, 0.5, PARTLY),  # faster, but below 1.8x
     ],
 )
 def test_faster_than_fan_paired_over_timing_runs(ratio, q_pct, verdict):
     f = cq.faster_than_fan(*_timing(ratio, q_pct))
     assert f.verdict == verdict
     assert f.interval.n == 10
+    assert f.ours.startswith("on the benchmark GBT (a stand-in for the paper's real-world lattice")
+    assert f.band == (1.8, 4.0)
     if verdict == INCONCLUSIVE:
         assert "timing runs" in f.repeats_needed or "10x" in f.repeats_needed
 
@@ -334,15 +361,16 @@ def test_more_accurate_than_fan_paired_accuracy():
 # ---------------------------------------------------------------- evaluate, registry
 def test_evaluate_rows_robust_to_counts_decided_settings_only():
     main = _rows(
-        _point("qwyc_joint", 0.0, differs=10, models=100.0),
+        _point("qwyc_joint", 0.0, differs=10, models=150.0),
         _point("qwyc_natural", 0.0, differs=10, models=200.0),
         _point("fan_individual_mse", 2.0, differs=10, models=150.0),
     )
     flip = _rows(_point("qwyc_joint", 0.0, differs=100, models=300.0))
-    unsure = _rows(_point("qwyc_joint", 0.0, differs=50, models=100.0))
+    unsure = _rows(_point("qwyc_joint", 0.0, differs=50, models=150.0))
     fan_only = _rows(_point("fan_individual_mse", 2.0, differs=10, models=150.0))
     out = cq.evaluate(
         {"adult": main},
+        {},
         {},
         {},
         {},
@@ -359,10 +387,16 @@ def test_evaluate_rows_robust_to_counts_decided_settings_only():
     )
     by = {(r["claim_id"], r["dataset"]): r for r in out}
     fm = by[("qwyc.fewer_models", "adult")]
-    assert fm["verdict"] == REPRODUCED
     assert fm["robust_to"] == (
         "1 of 2 (flips under: fit_on_train); undecided under: budget_rule_uniform"
     )
+    # reproduced on the main fit, not under fit_on_train (an unreported choice): fragile
+    assert fm["verdict"] == PARTLY and fm["fragile"] == "fit_on_train"
+    assert fm["ours"].endswith(
+        "; fragile: reproduced under the main setting, not under fit_on_train (choices the "
+        "paper does not report)"
+    )
+    assert by[("qwyc.ordering_4approx", "adult")]["verdict"] == NOT_TESTABLE
     assert by[("qwyc.fewer_models", "nomao")]["verdict"] == NOT_TESTABLE
     assert by[("qwyc.faster_than_fan", "adult")]["verdict"] == NOT_TESTABLE
     assert ("qwyc.fan_below_smaller", "nomao") not in by
@@ -394,7 +428,7 @@ def test_registry_rule_text_follows_a_changed_margin(monkeypatch):
     try:
         reloaded = importlib.reload(registry)
         fewer_models = next(c for c in reloaded.CLAIMS if c.id == "qwyc.fewer_models")
-        assert "T / mean # models >= 3x" in fewer_models.rule
+        assert "inside the paper's 3x-4x" in fewer_models.rule
     finally:
         monkeypatch.undo()
         importlib.reload(registry)
@@ -531,3 +565,78 @@ def test_sweep_progress_counts_every_split(arrays, caplog, method):
     ]
     assert counts and all(done <= total for done, total in counts), counts
     assert counts[-1][0] == counts[-1][1]
+
+
+def test_fragile_leaves_undecided_and_steady_verdicts_alone():
+    assert cq.fragile(INCONCLUSIVE, "x", "- (the main verdict is undecided)") == (INCONCLUSIVE, "x")
+    assert cq.fragile(REPRODUCED, "x", "2 of 2 (a, b)") == (REPRODUCED, "x")
+    v, text = cq.fragile(NOT_REPRODUCED, "x", "1 of 2 (flips under: lr_0.1)")
+    assert v == PARTLY and "not reproduced under the main setting, reproduced under lr_0.1" in text
+
+
+def test_fan_below_smaller_counts_test_rows_not_points():
+    rows = _rows(
+        _point("fan_individual_mse", 1.0, differs=300, models=60.0, correct=8000),
+        _point("fan_individual_mse", 3.0, differs=200, models=90.0, correct=8100),
+        _point("smaller_same_lr", 50.0, differs=100, models=50.0, correct=8500),
+        _point("smaller_same_lr", 100.0, differs=50, models=100.0, correct=8600),
+    )
+    f = cq.fan_below_smaller(rows)
+    assert f.n_repeats == N  # the interval is over the test rows, not the 2 Fan* points
+    assert f.effect is None or f.effect.n == N
+
+
+# ---------------------------------------------------------------- ordering_4approx
+def test_ordering_4approx_worst_case_rule():
+    f = cq.ordering_4approx(pd.DataFrame({"ratio": [1.0, 1.02, 1.08, 1.0]}))
+    assert f.verdict == REPRODUCED and f.n_repeats == 4
+    assert f.band == (1.0, 4.0) and f.effect.estimate == pytest.approx(1.025)
+    assert "largest 1.08" in f.ours and "above 4: 0 of 4" in f.ours
+    f = cq.ordering_4approx(pd.DataFrame({"ratio": [1.0, 4.5, 1.1]}))
+    assert f.verdict == NOT_REPRODUCED and "above 4: 1 of 3" in f.ours
+    assert cq.ordering_4approx(pd.DataFrame({"ratio": [4.0, 4.0]})).verdict == REPRODUCED
+    assert cq.ordering_4approx(pd.DataFrame({"ratio": [1.0]})).verdict == NOT_TESTABLE
+
+
+def test_ordering_4approx_row_from_evaluate():
+    main = _rows(_point("qwyc_joint", 0.0, differs=10, models=150.0))
+    out = cq.evaluate(
+        {"adult": main},
+        {},
+        {"adult": pd.DataFrame({"ratio": [1.0, 1.08, 1.01]})},
+        {},
+        {},
+        {},
+        datasets=["adult"],
+        n_trees=500,
+        target_differences=[0.005],
+    )
+    row = next(r for r in out if r["claim_id"] == "qwyc.ordering_4approx")
+    assert row["verdict"] == REPRODUCED and row["n_repeats"] == 3
+    assert (row["band_low"], row["band_high"]) == (1.0, 4.0)
+
+
+def test_every_qwyc_claim_states_its_effect_and_items_quote_only_the_paper():
+    qwyc = [c for c in CLAIMS.values() if c.paper == "qwyc"]
+    assert "qwyc.ordering_4approx" in {c.id for c in qwyc}
+    assert all(c.effect for c in qwyc), [c.id for c in qwyc if not c.effect]
+    # our numbers (Adult's natural order: 72.2 vs 93.0 models) are not the paper's item
+    assert not re.search(r"\d+\.\d", CLAIMS["qwyc.fan_vs_algorithm2"].item)
+
+
+def test_approximation_job_recomputes_each_draw(arrays):
+    """Each draw's ratio is QWYC*'s greedy cost over the exhaustive optimum on the block
+    ensemble the draw's seed makes; rerunning gives the same table."""
+    from ensemble_repro.qwyc.exhaustive import approximation_ratio
+
+    q = config()
+    df = ex.approximation_job(arrays, "adult", q, 7)
+    assert len(df) == 3 and (df["ratio"] >= 1 - 1e-12).all()
+    assert (df["n_rows"] == 120).all() and (df["trees_per_model"] == 2).all()
+    v = ex.Views(arrays).view(ex.main_split(arrays, q), q)
+    rng = np.random.default_rng([7, 8, 1])
+    idx = np.sort(rng.choice(len(v.F), 120, replace=False))
+    F = ex.block_ensemble(v.F[idx, :8], 4, rng)
+    assert df["ratio"].iloc[1] == pytest.approx(approximation_ratio(v.base, F)[2])
+    again = ex.approximation_job(arrays, "adult", q, 7)
+    assert df.drop(columns="seconds").equals(again.drop(columns="seconds"))

@@ -703,6 +703,14 @@ def check_semantics(config: Mapping[str, Any]) -> list[tuple[list, str]]:
                 f"ensemble. Remove it or raise qwyc.gbt.n_estimators"
             )
             out.append((["qwyc", "smaller_ensembles", i], msg))
+    ap = qwyc["approximation"]
+    if ap["n_models"] * ap["trees_per_model"] > trees:
+        msg = (
+            f"config values qwyc.approximation.n_models = {ap['n_models']} and "
+            f"trees_per_model = {ap['trees_per_model']} need {ap['n_models'] * ap['trees_per_model']} "
+            f"trees, more than T = qwyc.gbt.n_estimators = {trees}. Lower either"
+        )
+        out.append((["qwyc", "approximation", "trees_per_model"], msg))
     out += _check_qwyc_settings(config)
     out += _check_knapsack_settings(config)
     select, test = knap["split"]["select"], knap["split"]["test"]

@@ -65,6 +65,7 @@ rule qwyc_claims:
             for m in QWYC_METHODS + [SMALLER_SAME_LR]
         ],
         refits=[f"{QR}/{d}/refits.csv" for d in QWYC_DATASETS],
+        approximation=[f"{QR}/{d}/approximation.csv" for d in QWYC_DATASETS],
         timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
         timing_runs=[f"{QR}/{d}/timing_runs.csv" for d in QWYC_DATASETS],
         sensitivity=[

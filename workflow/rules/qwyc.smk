@@ -5,8 +5,9 @@
 # of every rate refitted on all training rows), 1 sweep job per method (all splits, alphas /
 # gammas / random seeds inside, group "qwyc_grid"; each also keeps the per-test-row outcomes of
 # the main fit), 1 figure job, 1 refit job (qwyc.n_refits bootstrap refits of ordering and
-# thresholds, the GBT held fixed), 1 timing job (every distinct fit); then 1 paper-vs-ours job.
-# About 13 jobs per data set.
+# thresholds, the GBT held fixed), 1 timing job (every distinct fit), 1 approximation job (QWYC's
+# greedy ordering against all orderings of small ensembles); then 1 paper-vs-ours job.
+# About 14 jobs per data set.
 # Resources: mem_mb is about 2x the max_rss and runtime about 3-5x the wall time that the
 # benchmark files of the quick config (T = 500, Adult and Nomao; results/benchmarks/qwyc/)
 # record on a loaded 2-core machine. Sweep and sensitivity jobs hold QWYC*'s alive x
@@ -47,6 +48,7 @@ QWYC_TARGETS = (
             "timing.csv",
             "timing.md",
             "refits.csv",
+            "approximation.csv",
         )
         + (("sensitivity.pdf", "sensitivity.png") if QWYC_SENS else ())
         + tuple(f"sensitivity_{s}.csv" for s in QWYC_SENS)
@@ -262,6 +264,31 @@ rule qwyc_refits:
         cfg=rule_params("qwyc_refits"),
     script:
         "../scripts/qwyc_refits.py"
+
+
+rule qwyc_approximation:
+    """QWYC's greedy ordering (alpha = 0) against the best of all orderings on small ensembles
+    of sub-ensembles of the main fit (the paper's 4-approximation)."""
+    input:
+        arrays=f"{QR}/{{qwyc_data}}/model.npz",
+        meta=lambda wc: [prepared_meta(n) for n in QWYC_TABLES[wc.qwyc_data]],
+    output:
+        csv=f"{QR}/{{qwyc_data}}/approximation.csv",
+        md=f"{QR}/{{qwyc_data}}/approximation.md",
+    log:
+        "results/logs/qwyc/approximation/{qwyc_data}.log",
+    benchmark:
+        BENCHMARKS["qwyc_approximation"]
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=QWYC_MEM_MB,
+        runtime=5 + QWYC["approximation"]["n_ensembles"],  # <= 1 min per 8-model search
+    params:
+        cfg=rule_params("qwyc_approximation"),
+    script:
+        "../scripts/qwyc_approximation.py"
 
 
 rule qwyc_paper_vs_ours:

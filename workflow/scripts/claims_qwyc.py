@@ -11,6 +11,7 @@ i = snakemake.input
 write_claims(
     i.rows,
     i.refits,
+    i.approximation,
     i.timing,
     i.timing_runs,
     i.sensitivity,

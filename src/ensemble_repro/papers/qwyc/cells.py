@@ -7,11 +7,12 @@ job runs each split and writes a ``split`` column. ``sweep_job``: one
 early-stopping method (QWYC* / Algorithm-2 thresholds on a fixed ordering / Fan et al.) over
 its alpha or gamma grid. ``sensitivity_job``: the same with one [I] switch changed.
 ``refit_job``: ``qwyc.n_refits`` bootstrap refits of ordering and thresholds on the fitting
-rows, the GBT held fixed. ``timing_job``: deployment timing at matched differences (Tables 2-4
-style) on every distinct fit. The sweeps and :func:`smaller_rows` also keep per-test-row
-outcomes (:func:`row_frame`) for the claims' test-row intervals. Every row carries the [I]
-switches that produced it. Figures, tables and the paper's claims:
-:mod:`.report`.
+rows, the GBT held fixed. ``approximation_job``: QWYC's greedy ordering against the best of
+all orderings on small ensembles of sub-ensembles of the main fit. ``timing_job``: deployment
+timing at matched differences (Tables 2-4 style) on every distinct fit. The sweeps and
+:func:`smaller_rows` also keep per-test-row outcomes (:func:`row_frame`) for the claims'
+test-row intervals. Every row carries the [I] switches that produced it. Figures, tables and
+the paper's claims: :mod:`.report`.
 """
 
 from __future__ import annotations
@@ -397,10 +398,60 @@ def main_split(arrays, q: dict) -> int:
     """
     if q["fit_on"] != "train_full" or q.get("learning_rate"):
         return 0
-    rates = [float(arrays[f"s{s}_learning_rate"]) for s in range(n_splits_of(arrays))]
+    return _majority([float(arrays[f"s{s}_learning_rate"]) for s in range(n_splits_of(arrays))])
+
+
+def _majority(rates: list[float]) -> int:
+    """The first split whose learning rate is the one most splits chose."""
     counts = Counter(rates)
     top = max(counts.values())
     return next(s for s, r in enumerate(rates) if counts[r] == top)
+
+
+def main_split_of(points: pd.DataFrame) -> int:
+    """:func:`main_split` read from a table with ``split``, ``fit_on`` and ``learning_rate``
+    columns (the sweeps' points): the split of the fit the figures draw and the claims judge.
+
+    Examples
+    --------
+    >>> p = pd.DataFrame({"split": [0, 1, 2], "fit_on": "train_full",
+    ...                   "learning_rate": [0.05, 0.02, 0.02]})
+    >>> main_split_of(p), main_split_of(p.assign(fit_on="train"))
+    (1, 0)
+    """
+    by_split = points.groupby("split", sort=True)
+    if (points["fit_on"] != "train_full").any():
+        return int(min(by_split.groups))
+    rates = by_split["learning_rate"].first()
+    return int(rates.index[_majority([float(r) for r in rates])])
+
+
+def figure_table(points: pd.DataFrame, smaller: pd.DataFrame) -> pd.DataFrame:
+    """Every point Figure 1 draws, from one fit (:func:`main_split_of`): the sweep points of
+    that split (means over random repetitions, :func:`tradeoff_table`) and one row per
+    smaller-GBT size and variant of the same split (``param = n_trees``; ``learning_rate``: the
+    fit's rate for ``smaller_same_lr``, the rate validated at that size for
+    ``smaller_tuned_lr``).
+
+    Examples
+    --------
+    >>> pts = pd.DataFrame({"split": [0, 1], "fit_on": "train_full", "learning_rate": 0.1,
+    ...                     "method": "qwyc_joint", "value": 0.0, "full_test_accuracy": 0.8})
+    >>> sm = pd.DataFrame({"split": [0, 0, 1], "method": "smaller_same_lr", "n_trees": [5, 10, 5],
+    ...                    "learning_rate": 0.1})
+    >>> figure_table(pts, sm)[["split", "method", "value"]].to_numpy().tolist()
+    [[0, 'qwyc_joint', 0.0], [0, 'smaller_same_lr', 5.0], [0, 'smaller_same_lr', 10.0]]
+    """
+    split = main_split_of(points)
+    p = points[points["split"] == split]
+    s = smaller[smaller["split"] == split]
+    s = s.assign(
+        param="n_trees",
+        value=s["n_trees"].astype(float),
+        fit_on=p["fit_on"].iloc[0],
+        full_test_accuracy=p["full_test_accuracy"].iloc[0],
+    ).drop(columns="n_trees")
+    return pd.concat([p, s], ignore_index=True)
 
 
 #: Columns of the per-test-row tables: one row per test example x operating point, in test-set
@@ -787,6 +838,76 @@ def refit_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int) ->
                         }
                     )
                     prog.step(f"refit {b} {method} {param}={value}")
+        return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ approximation
+def block_ensemble(F: np.ndarray, n_models: int, rng: np.random.Generator) -> np.ndarray:
+    """The trees' scores ``F`` (N x T) summed over a random partition of the T trees into
+    ``n_models`` blocks of near-equal size: an ensemble of ``n_models`` sub-ensembles with the
+    same sum (the paper's Section 2 reading of a base model as a sub-ensemble).
+
+    Examples
+    --------
+    >>> F = np.arange(12.0).reshape(2, 6)
+    >>> B = block_ensemble(F, 3, np.random.default_rng(0))
+    >>> B.shape, bool(np.allclose(B.sum(axis=1), F.sum(axis=1)))
+    ((2, 3), True)
+    """
+    blocks = np.array_split(rng.permutation(F.shape[1]), n_models)
+    return np.stack([F[:, b].sum(axis=1) for b in blocks], axis=1)
+
+
+def approximation_job(arrays, dataset: str, q: dict, seed: int) -> pd.DataFrame:
+    """QWYC's greedy ordering (Algorithm 1, alpha = 0) against the best of all orderings
+    (:func:`ensemble_repro.qwyc.exhaustive.exhaustive_order`) on ``qwyc.approximation.n_ensembles``
+    small ensembles made from the main fit (:func:`main_split`): draw ``i`` (``default_rng([seed,
+    8, i])``) takes the smaller GBT of its first ``n_models x trees_per_model`` trees, splits
+    them at random into ``n_models`` base models of ``trees_per_model`` trees
+    (:func:`block_ensemble`, equal costs) and takes ``n_rows`` of the fitting rows at random.
+    (Blocks of the whole GBT are each strong enough to stop nearly every row alone, which
+    leaves no ordering to choose.)
+
+    Returns
+    -------
+    DataFrame
+        One row per draw: mean # base models per example of the greedy and the optimal
+        ordering on the draw's rows, their ratio and the search time.
+    """
+    from ...qwyc.exhaustive import approximation_ratio
+
+    a = q["approximation"]
+    trees = a["n_models"] * a["trees_per_model"]  # <= T: checked with the config
+    with threadpool_limits(1):
+        split = main_split(arrays, q)
+        v = Views(arrays).view(split, q)
+        rows = []
+        prog = Progress(a["n_ensembles"], f"{dataset} exhaustive orderings", log)
+        for i in range(a["n_ensembles"]):
+            rng = np.random.default_rng([seed, 8, i])
+            idx = np.sort(rng.choice(len(v.F), min(a["n_rows"], len(v.F)), replace=False))
+            F = block_ensemble(v.F[idx, :trees], a["n_models"], rng)
+            t0 = time.perf_counter()
+            greedy, optimum, ratio = approximation_ratio(
+                v.base, F, q["decision_threshold"], tie_break=q["tie_break"]
+            )
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "split": split,
+                    "learning_rate": v.learning_rate,
+                    "draw": i,
+                    "n_models": a["n_models"],
+                    "trees_per_model": a["trees_per_model"],
+                    "n_rows": len(idx),
+                    "greedy_mean_models": greedy,
+                    "optimal_mean_models": optimum,
+                    "ratio": ratio,
+                    "seconds": time.perf_counter() - t0,
+                    **switches(q),
+                }
+            )
+            prog.step(f"draw {i}: ratio {ratio:.3f}")
         return pd.DataFrame(rows)
 
 

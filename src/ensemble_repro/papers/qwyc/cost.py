@@ -13,13 +13,17 @@ rows = the data set's rows (all its prepared tables) and T = ``qwyc.gbt.n_estima
 - sensitivity setting: the sweeps it reruns (:func:`.names.sensitivity_methods`) under its
   switches (:func:`.qwyc.sensitivity_config`);
 - refits: per refitted method, refits x operating points x rows x T (x T);
-- timing: distinct fits of QWYC* x runs x rows x T.
+- timing: distinct fits of QWYC* x runs x rows x T;
+- approximation: the fitting rows scored by the T trees (a timing pass), then per draw the
+  exhaustive search's candidate-row evaluations, at most e x n_models! x n_rows, priced as
+  Algorithm 1's (which scores every remaining model over the surviving rows at every step).
 
 Figures, the paper-vs-ours page and the claims are light jobs.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from ...cost.basic import light, started
@@ -159,6 +163,15 @@ def timing(job: Job, config: Mapping, units: UnitCosts) -> float:
     return started(units, passes * q["gbt"]["n_estimators"] * units.get("qwyc_timing", d))
 
 
+def approximation(job: Job, config: Mapping, units: UnitCosts) -> float:
+    """The approximation job: one pass of the trees over the rows, then the searches."""
+    d, q = job.wildcards["qwyc_data"], config["qwyc"]
+    a = q["approximation"]
+    score = rows_of(d, units) * q["gbt"]["n_estimators"] * units.get("qwyc_timing", d)
+    search = a["n_ensembles"] * math.e * math.factorial(a["n_models"]) * a["n_rows"]
+    return started(units, score + search * units.get("qwyc_sweep", f"{d}/{QWYC_STAR}"))
+
+
 #: Cost function of each QWYC rule.
 COSTS = {
     "qwyc_model": model,
@@ -166,6 +179,7 @@ COSTS = {
     "qwyc_sensitivity": sensitivity,
     "qwyc_refits": refits,
     "qwyc_timing": timing,
+    "qwyc_approximation": approximation,
     **dict.fromkeys(
         ("qwyc_figure", "qwyc_sensitivity_figure", "qwyc_paper_vs_ours", "qwyc_claims"), light
     ),

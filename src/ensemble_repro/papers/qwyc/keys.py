@@ -34,6 +34,12 @@ _MODEL = SEED + (
 _GRIDS = ("qwyc.alpha_grid", "qwyc.fan.gamma_grid")
 _SWEEP = SEED + SWITCHES + _GRIDS + ("qwyc.n_random_orders",)
 _TIMING = ("qwyc.timing.runs", "qwyc.timing.target_differences")
+_APPROXIMATION = (
+    "qwyc.approximation.n_models",
+    "qwyc.approximation.trees_per_model",
+    "qwyc.approximation.n_ensembles",
+    "qwyc.approximation.n_rows",
+)
 
 RULE_KEYS = {
     "qwyc_model": _MODEL,
@@ -43,6 +49,7 @@ RULE_KEYS = {
     "qwyc_sensitivity_figure": ("qwyc.fit_on", "qwyc.budget_rule"),
     "qwyc_timing": union(_MODEL, _SWEEP, _TIMING),
     "qwyc_refits": union(_MODEL, _SWEEP, ("qwyc.n_refits", "qwyc.timing.target_differences")),
+    "qwyc_approximation": union(_MODEL, SEED, SWITCHES, _APPROXIMATION),
     "qwyc_paper_vs_ours": union(
         SWITCHES,
         _GRIDS,
@@ -64,6 +71,7 @@ VERDICT_RULES = (
     "qwyc_sensitivity",
     "qwyc_timing",
     "qwyc_refits",
+    "qwyc_approximation",
     "qwyc_claims",
 )
 

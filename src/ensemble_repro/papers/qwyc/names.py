@@ -65,6 +65,7 @@ BENCHMARKS = {
     "qwyc_sensitivity": "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv",
     "qwyc_timing": "results/benchmarks/qwyc/timing/{qwyc_data}.tsv",
     "qwyc_refits": "results/benchmarks/qwyc/refits/{qwyc_data}.tsv",
+    "qwyc_approximation": "results/benchmarks/qwyc/approximation/{qwyc_data}.tsv",
     "qwyc_figure": "results/benchmarks/qwyc/figure/{qwyc_data}.tsv",
     "qwyc_sensitivity_figure": "results/benchmarks/qwyc/sensitivity_figure/{qwyc_data}.tsv",
     "qwyc_paper_vs_ours": "results/benchmarks/qwyc/paper_vs_ours.tsv",
