@@ -280,7 +280,7 @@ rule qwyc_approximation:
     benchmark:
         BENCHMARKS["qwyc_approximation"]
     conda:
-        ENV
+        LIB_ENV
     threads: 1
     resources:
         mem_mb=QWYC_MEM_MB,
