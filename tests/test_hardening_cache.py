@@ -236,7 +236,7 @@ def test_a_failed_compile_shows_what_the_compiler_said(env, monkeypatch):
     )
     cc.chmod(0o755)
     monkeypatch.setenv("CC", str(cc))
-    cache = env / "xdg" / "ensemble_repro"
+    cache = env / "xdg" / "ensemble-repro"
     with pytest.raises(RuntimeError) as info:
         timing._library()
     assert str(info.value) == (
