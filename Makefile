@@ -86,13 +86,14 @@ unit: $(STAMP)
 lint: $(LINT_STAMP) check-config
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/snakefmt --check Snakefile workflow/Snakefile workflow/rules
 	$(BIN)/snakemake --lint --configfile $(CONFIG)
+	$(BIN)/snakemake --lint --snakefile workflow/Snakefile --configfile $(CONFIG)
 
 format: $(LINT_STAMP)
 	$(BIN)/ruff check --select I --fix --quiet .
 	$(BIN)/ruff format .
-	$(BIN)/snakefmt Snakefile workflow/rules
+	$(BIN)/snakefmt Snakefile workflow/Snakefile workflow/rules
 
 $(DOCS_STAMP): $(STAMP)
 	@echo "installing the docs tools (ensemble-repro[docs])"
