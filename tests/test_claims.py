@@ -95,3 +95,21 @@ def test_rows_need_the_vocabulary_and_a_reason_and_reruns_compare_without_wall_c
     ]
     df = run_independent(claims_frame(rows, scale="smoke", made_on="2026-12-01"))
     assert list(df["claim_id"]) == ["jab.coverage"] and "made_on" not in df
+
+
+def test_a_claims_table_from_before_the_later_columns_reads_them_as_empty(tmp_path):
+    """A record's table written before ``fragile`` and ``effect_cell`` existed still reads;
+    any other missing column is refused by name."""
+    from ensemble_repro.claims.table import LATER_COLUMNS, claim_row
+
+    row = claim_row(
+        "jab.coverage", "blog", ours="x", verdict="reproduced", interval="", n_repeats=1
+    )
+    old = claims_frame([row], scale="paper", made_on="2026-12-02").drop(columns=list(LATER_COLUMNS))
+    old.to_csv(tmp_path / "old.csv", index=False)
+    df = read_claims(tmp_path / "old.csv")
+    assert list(df.columns) == list(COLUMNS)
+    assert (df[list(LATER_COLUMNS)] == "").all().all()
+    old.drop(columns=["robust_to"]).to_csv(tmp_path / "older.csv", index=False)
+    with pytest.raises(ValueError, match=r"lacks columns \['robust_to'\]"):
+        read_claims(tmp_path / "older.csv")

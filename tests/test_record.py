@@ -866,11 +866,10 @@ def test_readme_refuses_a_truncated_claims_table(tmp_path, capsys):
 
 
 def test_the_committed_record_checks_and_its_readme_block_builds():
-    """The committed record passes its manifest check whole, and its claims table, written
-    before the ``fragile`` column existed, still gives the README's verdict table."""
+    """The committed record passes its manifest check whole and gives the README's verdict
+    table (its per-paper claims tables may predate columns added since: read as empty)."""
     root = Path(__file__).resolve().parents[1]
     record = root / "record" / "paper"
-    assert "fragile" not in pd.read_csv(record / "claims.csv", nrows=0).columns
     block = rec.readme_block(record, root)
     assert "| paper |" in block and "partial" not in block
     manifest = rec.check_record(record)
