@@ -50,6 +50,7 @@ def settings(cfg: dict) -> dict:
         "stop_rules",
         "tail_law",
         "MAXSTEP",
+        "member_features",
         "sa",
         "stochastic_evaluate",
         "mc_sampler",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..paper import SEED, union
 from .names import SYNTHETIC_PREFIX
 
-_POOL = SEED + ("knapsack.split",)
+_POOL = SEED + ("knapsack.split", "knapsack.member_features")
 _COSTS = _POOL + ("knapsack.pool_timing_repeats",)
 _SEARCH = ("knapsack.majority", "knapsack.sa", "knapsack.stochastic_evaluate")
 _SELECT = (
