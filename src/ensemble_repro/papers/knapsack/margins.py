@@ -45,3 +45,8 @@ KN_PROP_TOL = 0.05
 KN_SLIGHT_FACTOR = 1.5
 #: "Beta distributions fit practical problems very well": the goodness-of-fit test's level.
 KN_GOF_LEVEL = 0.05
+#: Exact computations (Lemma I.1, backward selection on small pools) agree within this.
+KN_EXACT_TOL = 1e-12
+#: [I] Eq. (29)'s MAXSTEP is "too small" when more than this share of stochastic-search runs
+#: on small pools stop before they reach the optimum.
+KN_MAXSTEP_MISS = 0.05
