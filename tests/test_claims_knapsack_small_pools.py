@@ -80,3 +80,16 @@ def test_rows_appear_in_the_evaluation():
     assert got["knapsack.lemma_i1"] == REPRODUCED
     assert got["knapsack.backward_optimal"] == NOT_REPRODUCED
     assert got["knapsack.maxstep_eq29"] == NOT_REPRODUCED
+
+
+def test_fixed_maxstep_runs_are_a_sensitivity_setting_of_the_search_claims():
+    from test_claims_knapsack import _evaluate, _of, _runs
+
+    main = _runs(pool="a")
+    fixed = _runs(pool="a", gap=0.02, gap_sd=0.001, loss=0.02, loss_sd=0.001)
+    fixed = fixed[fixed["setting"] == ""].assign(setting="maxstep=10000")
+    rows = _evaluate({"a": pd.concat([main, fixed], ignore_index=True)})
+    comp = _of(rows, "knapsack.ss_competitive")["a"]
+    stop = _of(rows, "knapsack.stopping_saves")["a"]
+    assert comp["verdict"] == REPRODUCED and "flips under: maxstep=10000" in comp["robust_to"]
+    assert stop["verdict"] == REPRODUCED and "flips under: maxstep=10000" in stop["robust_to"]
