@@ -21,6 +21,7 @@ def _small(pools=100, gap=0.0, misses=0, found_eq29=1.0, found_floor=1.0):
             "best_odd": [0.9] * pools,
             "optimum_free": [0.95] * pools,
             "backward": [0.93 if i < misses else 0.95 for i in range(pools)],
+            "backward_single": [0.93] * pools,
             "maxstep_eq29": [20] * pools,
             "found_within_eq29": [found_eq29] * pools,
             "found_within_floor": [found_floor] * pools,

@@ -238,3 +238,12 @@ def test_savings_points_hold_savings_and_loss_of_unsaturated_cells(tmp_path):
     kp.savings_figure(points, tmp_path / "s.pdf", tmp_path / "s.png")
     assert (tmp_path / "s.png").stat().st_size > 0
     assert not math.isnan(row["evaluations_rule"])
+
+
+def test_backward_over_odd_sizes_walks_down_while_q_rises():
+    # q(top 5) < q(top 3) < q(top 1): walks to the single best member
+    p = [0.95, 0.6, 0.6, 0.55, 0.55]
+    assert kx.backward_odd(p) == pytest.approx(0.95)
+    # q(top 3) > q(top 1) and > q(top 5): stops at 3
+    p = [0.8, 0.8, 0.8, 0.51, 0.51]
+    assert kx.backward_odd(p) == pytest.approx(majority_vote_accuracy([0.8, 0.8, 0.8]))

@@ -928,15 +928,35 @@ def small_pool(size: int, rng) -> tuple[np.ndarray, np.ndarray]:
     return rng.uniform(0.5, 1.0, size), rng.uniform(0.1, 1.0, size)
 
 
+def backward_odd(p) -> float:
+    """Backward selection without a cost limit over odd sizes (section II with Lemma I.1) [I]:
+    from the largest odd set of the most accurate members, leave the two least accurate out
+    while q rises; returns the q where it stops.
+
+    Examples
+    --------
+    >>> backward_odd([0.9, 0.6, 0.55])  # q(0.9, 0.6, 0.55) = 0.7 < 0.9: drop the two weakest
+    0.9
+    """
+    p = np.sort(np.asarray(p, float))[::-1]
+    k = p.size - (1 - p.size % 2)
+    q = majority_vote_accuracy(p[:k])
+    while k > 1 and (smaller := majority_vote_accuracy(p[: k - 2])) > q:
+        k, q = k - 2, smaller
+    return float(q)
+
+
 def small_pools(cfg: dict, seed: int) -> pd.DataFrame:
     """Brute force on small random pools (``knapsack.small_pools``): Lemma I.1, backward
     selection without a cost limit (section II) and eq. (29)'s MAXSTEP (section VI).
 
     Per pool (:func:`small_pool`, its ``p`` and ``t`` written out, T = ``budget_share`` of
-    the total cost): ``best_any`` and
-    ``best_odd``, the best strict-majority q (eq. 1, ties are errors) over every affordable
-    subset and over the odd-sized ones; ``backward`` and ``optimum_free``, greedy backward
-    selection by accuracy (the paper's rule) and the best q over every subset when every
+    the total cost): ``best_any`` and ``best_odd``, the best strict-majority q (eq. 1, ties
+    are errors) over every affordable subset and over the odd-sized ones; ``backward``
+    (:func:`backward_odd`: backward selection by accuracy stepping between odd sizes),
+    ``backward_single`` (the library's :func:`~ensemble_repro.knapsack.greedy_backward`, one
+    member per step: an even set scores as the odd set below it, so its first even step never
+    raises q and it stops there) and ``optimum_free``, the best q over every subset when every
     member fits; ``maxstep_eq29``, eq. (29) without floor or cap at ℓ_T of the cost-limited
     pool; and over ``seeds`` runs of the stochastic search (Algorithm 1, steps counted as
     constructions, as the paper's MAXSTEP) the share that reach ``best_any`` within
@@ -966,7 +986,8 @@ def small_pools(cfg: dict, seed: int) -> pd.DataFrame:
                 "best_any": best_any,
                 "best_odd": float(q[fits & odd].max()),
                 "optimum_free": float(q.max()),
-                "backward": greedy_backward(p, t, float(t.sum()), even=_even(cfg)).accuracy,
+                "backward": backward_odd(p),
+                "backward_single": greedy_backward(p, t, float(t.sum()), even=_even(cfg)).accuracy,
                 "ell_T": ell,
                 "maxstep_eq29": eq29,
             }

@@ -64,7 +64,9 @@ CLAIMS = (
         "Namely, either the removal of the worst items will lead to an increase in q_l ..., "
         "or the selection can be stopped without the risk of missing a more accurate ensemble",
         "share of small random pools (knapsack.small_pools, every member affordable) where "
-        "greedy backward selection by accuracy reaches the brute-force optimum",
+        "greedy backward selection by accuracy reaches the brute-force optimum; [I] a step "
+        "leaves the two least accurate members out, from odd size to odd size (Lemma I.1: "
+        "one member a step stops at the first even set, which scores as the odd set below)",
         "Exact computation per pool; Wilson interval (95%) on the share over pools: "
         f"reproduced when every pool reaches its optimum (within {KN_EXACT_TOL:g}), not "
         "reproduced when any pool misses it (the claim is that it never does).",
