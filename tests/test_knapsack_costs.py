@@ -57,7 +57,8 @@ def test_committed_costs_cover_the_shipped_configs():
     for name in ("config.yaml", "quick.yaml", "smoke.yaml"):
         cfg = merged_config(REPO / "config" / name)
         for data in cfg["knapsack"]["datasets"]:
-            key = kc.pool_key(data, cfg["seed"], cfg["knapsack"]["split"])
+            kn = cfg["knapsack"]
+            key = kc.pool_key(data, cfg["seed"], kn["split"], kn["member_features"].get(data))
             assert kc.has_costs(kc.costs_path(REPO, data), key), (name, data)
 
 

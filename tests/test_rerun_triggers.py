@@ -64,6 +64,7 @@ CHANGES = {
     "qwyc.sensitivity": ["fit_on_validation"],  # names, not an enum (learning_rate_<r>)
     "qwyc.fit_on": "validation",  # not a sensitivity setting of the smoke config
     "knapsack.cost_sensitivity": [],  # 'measured' would repeat the main cost
+    "knapsack.MAXSTEP": 150,  # eq29 -> a fixed MAXSTEP (not the sensitivity setting's 100)
 }
 #: Keys changed along with a key (a cross-field rule, or measured costs that exist for the
 #: smoke seed and split only): the key's overlay reruns what reads any of them.

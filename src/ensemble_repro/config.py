@@ -801,8 +801,8 @@ def _check_qwyc_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
 
 def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
     """Knapsack: stopping rules distinct as numbers, cost sensitivity other than the main
-    cost, synthetic pools small enough for the stopping rule, checkpoints within the
-    evaluations."""
+    cost, synthetic pools small enough for the stopping rule, MAXSTEP floor within its cap,
+    checkpoints within the evaluations."""
     k, out = config["knapsack"], []
 
     def rule(spec):
@@ -829,6 +829,22 @@ def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]
                 f"memory). Use sizes up to {MAX_ELL}"
             )
             out.append((["knapsack", "synthetic", "sizes", i], msg))
+    bounds = k["maxstep_bounds"]
+    if bounds["floor"] > bounds["cap"]:
+        msg = (
+            f"config value knapsack.maxstep_bounds.floor = {bounds['floor']} is above "
+            f"knapsack.maxstep_bounds.cap = {bounds['cap']}, so no MAXSTEP satisfies both. "
+            "Lower the floor or raise the cap"
+        )
+        out.append((["knapsack", "maxstep_bounds"], msg))
+    for i, m in enumerate(k["maxstep_sensitivity"]):
+        if m == k["MAXSTEP"]:
+            msg = (
+                f"config value knapsack.maxstep_sensitivity.{i} = {m} is the main MAXSTEP "
+                f"(knapsack.MAXSTEP = {k['MAXSTEP']}), so it would count as its own "
+                "confirmation. Remove it, or change knapsack.MAXSTEP"
+            )
+            out.append((["knapsack", "maxstep_sensitivity", i], msg))
     adv = k["adversarial"]
     for i, c in enumerate(adv["checkpoints"]):
         if c > adv["evaluations"]:

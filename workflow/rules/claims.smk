@@ -94,7 +94,7 @@ rule knapsack_claims:
     """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
     adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
     input:
-        **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes")},
+        **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "small")},
         beta_fit=KN_TABLE_FILES["beta_fit"],
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),

@@ -342,7 +342,8 @@ def knapsack_costs_input(dataset, root, *, needed):
     them."""
     from ensemble_repro.papers.knapsack import measured_costs as kc
 
-    key = kc.pool_key(dataset, config["seed"], config["knapsack"]["split"])
+    kn = config["knapsack"]
+    key = kc.pool_key(dataset, config["seed"], kn["split"], kn["member_features"].get(dataset))
     path = kc.costs_path(root, dataset)
     if kc.has_costs(path, key):
         return str(path)

@@ -221,6 +221,7 @@ rule knapsack_summary:
             )
             for p in expand(f"{KN}/figures/convergence_{{kn_pool}}.png", kn_pool=KNAPSACK_POOLS)
         ],
+        savings_csv=f"{KN}/figures/stopping_savings.csv",  # every point of the figure
         savings_pdf=f"{KN}/figures/stopping_savings.pdf",
         savings_png=report(
             f"{KN}/figures/stopping_savings.png",

@@ -9,7 +9,20 @@ from ensemble_repro.papers.knapsack.claims import write_claims  # noqa: E402
 
 i, params = snakemake.input, snakemake.params.cfg
 write_claims(
-    {k: i[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "beta_fit", "runs", "votes")},
+    {
+        k: i[k]
+        for k in (
+            "worked",
+            "rates",
+            "lemma",
+            "greedy",
+            "sizes",
+            "small",
+            "beta_fit",
+            "runs",
+            "votes",
+        )
+    },
     snakemake.output[0],
     knapsack_cfg=params["knapsack"],
     seed=params["seed"],

@@ -1,5 +1,6 @@
 """Worked example and Propositions II.1-4 (section II), adversarial pool (section III), Fig. 1 /
-Lemma IV.1 and the ensemble-size estimates of eqs. (22) and (33) (section IV)."""
+Lemma IV.1 and the ensemble-size estimates of eqs. (22) and (33) (section IV), brute force on
+small pools (Lemma I.1, backward selection, eq. 29)."""
 
 from ensemble_repro.logs import setup_logging
 
@@ -19,6 +20,7 @@ log.info("knapsack examples: Lemma IV.1, greedy worst cases, ensemble-size estim
 lemma = cells.lemma_iv1_table()
 greedy = cells.greedy_worst_case(params["knapsack"], params["seed"])
 sizes = cells.size_estimates(params["knapsack"], params["seed"])
+small = cells.small_pools(params["knapsack"], params["seed"])
 for table, csv, md, title in (
     (worked, out.worked, out.worked_md, "Worked example (section II)"),
     (rates, out.rates, out.rates_md, "Adversarial pool: success rates"),
@@ -26,6 +28,7 @@ for table, csv, md, title in (
     (lemma, out.lemma, None, None),
     (greedy, out.greedy, out.greedy_md, "Propositions II.1-4: greedy errors"),
     (sizes, out.sizes, None, None),
+    (small, out.small, None, None),
 ):
     write_csv(table, csv)
     if md:

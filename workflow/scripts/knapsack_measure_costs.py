@@ -17,6 +17,7 @@ params = snakemake.params.cfg
 cfg, seed = params["knapsack"], params["seed"]
 table = read_parquet(snakemake.input.table)
 repeats = cfg["pool_timing_repeats"]
+features = cfg["member_features"].get(snakemake.wildcards.kn_data)
 pool, _ = build_pool(
     table.drop(columns="target"),
     table["target"],
@@ -24,6 +25,7 @@ pool, _ = build_pool(
     select_fraction=cfg["split"]["select"],
     test_fraction=cfg["split"]["test"],
     timing_repeats=repeats,
+    member_features=features,
 )
-key = pool_key(snakemake.wildcards.kn_data, seed, cfg["split"])
+key = pool_key(snakemake.wildcards.kn_data, seed, cfg["split"], features)
 write_csv(measured_costs(pool, key, repeats), snakemake.output[0])

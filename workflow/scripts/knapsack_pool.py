@@ -16,15 +16,17 @@ warnings.filterwarnings("ignore", category=FutureWarning)
 params, inp = snakemake.params.cfg, snakemake.input
 cfg, seed = params["knapsack"], params["seed"]
 table = read_parquet(inp.table)
+features = cfg["member_features"].get(snakemake.wildcards.kn_data)
 pool, correct = build_pool(
     table.drop(columns="target"),
     table["target"],
     seed=seed,
     select_fraction=cfg["split"]["select"],
     test_fraction=cfg["split"]["test"],
+    member_features=features,
 )
 # training times are the committed measurements (knapsack_costs target), never this run's
-key = pool_key(snakemake.wildcards.kn_data, seed, cfg["split"])
+key = pool_key(snakemake.wildcards.kn_data, seed, cfg["split"], features)
 costs = read_costs(inp.costs, key) if hasattr(inp, "costs") else None
 write_csv(with_costs(pool, costs), snakemake.output.pool)
 write_parquet(correct, snakemake.output.votes)

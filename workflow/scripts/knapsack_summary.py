@@ -22,7 +22,7 @@ cells.write_summary_figures(
     tables["savings"],
     cfg,
     convergence=zip(inp.runs, inp.traces, out.convergence_pdf, out.convergence_png, strict=False),
-    savings_figure=(out.savings_pdf, out.savings_png),
+    savings_figure=(out.savings_csv, out.savings_pdf, out.savings_png),
     empirical_figure=(out.empirical_pdf, out.empirical_png),
 )
 write_text(out.paper_vs_ours, cells.paper_vs_ours_text(inp.worked, inp.rates, tables, cfg))

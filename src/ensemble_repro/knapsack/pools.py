@@ -169,14 +169,19 @@ def build_pool(
     select_fraction: float = 0.25,
     test_fraction: float = 0.25,
     timing_repeats: int = 1,
+    member_features: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fit the pool on a stratified train split; score it on the selection and test splits.
 
     Returns the pool table (one row per classifier: ``p`` on the selection split, ``p_test``,
-    ``flops``, ``train_seconds`` = median wall time of ``timing_repeats`` fits) and a table
-    of per-example correctness on the test split (one bool column per classifier), used for
-    the empirical majority vote of chosen ensembles. BLAS runs single-threaded so results do
-    not depend on the cores available.
+    ``flops``, ``train_seconds`` = median wall time of ``timing_repeats`` fits, ``features``
+    it saw) and a table of per-example correctness on the test split (one bool column per
+    classifier), used for the empirical majority vote of chosen ensembles. BLAS runs
+    single-threaded so results do not depend on the cores available.
+
+    ``member_features`` [I] gives each member its own random subset of that many feature
+    columns (drawn from ``seed``), a weak learner in the spirit of the paper's pools of
+    members well below accuracy 1, for data sets on which full-feature members saturate.
 
     Parameters
     ----------
@@ -190,11 +195,15 @@ def build_pool(
         Shares of the data in the selection and test splits.
     timing_repeats : int, default=1
         Fits timed per classifier.
+    member_features : int or None, default=None
+        Feature columns each member sees, drawn at random without replacement per member
+        (None: all of them).
 
     Returns
     -------
     pool : DataFrame
-        One row per classifier: member, family, p, p_test, flops, train_seconds.
+        One row per classifier: member, family, p, p_test, flops, train_seconds, features
+        (the column positions it saw, space-separated).
     correct : DataFrame
         One bool column per classifier: correct on each test example.
 
@@ -209,7 +218,12 @@ def build_pool(
     ...     warnings.simplefilter("ignore", ConvergenceWarning)
     ...     pool, correct = build_pool(X, y, seed=0)
     >>> pool.shape, correct.shape
-    ((31, 6), (20, 31))
+    ((31, 7), (20, 31))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", ConvergenceWarning)
+    ...     weak, _ = build_pool(X, y, seed=0, member_features=1)
+    >>> weak["features"].str.split().str.len().max()
+    1
     """
     X = np.asarray(pd.get_dummies(pd.DataFrame(X), dtype=float), dtype=float)
     y = np.asarray(y)
@@ -227,6 +241,13 @@ def build_pool(
         )
     if timing_repeats < 1:
         raise ValueError(f"timing_repeats must be a positive integer; got {timing_repeats}")
+    if member_features is not None and not (
+        _is_whole(member_features) and 1 <= member_features <= X.shape[1]
+    ):
+        raise ValueError(
+            f"member_features must be None or an integer from 1 to the {X.shape[1]} feature "
+            f"columns; got {member_features!r}"
+        )
     y = (y == classes[1]).astype(int)
     X_tr, X_rest, y_tr, y_rest = train_test_split(
         X, y, test_size=select_fraction + test_fraction, stratify=y, random_state=seed
@@ -239,23 +260,28 @@ def build_pool(
         random_state=seed,
     )
     rows, correct = [], {}
+    rng = np.random.default_rng(seed)
     with threadpool_limits(1):
         for name, proto in classifier_pool(seed).items():
+            cols = np.arange(X.shape[1])
+            if member_features is not None:
+                cols = np.sort(rng.choice(X.shape[1], size=int(member_features), replace=False))
             times = []
             for _ in range(timing_repeats):
                 model = clone(proto)
                 start = time.perf_counter()
-                model.fit(X_tr, y_tr)
+                model.fit(X_tr[:, cols], y_tr)
                 times.append(time.perf_counter() - start)
-            correct[name] = model.predict(X_te) == y_te
+            correct[name] = model.predict(X_te[:, cols]) == y_te
             rows.append(
                 {
                     "member": name,
                     "family": type(model[-1]).__name__,
-                    "p": float(np.mean(model.predict(X_sel) == y_sel)),
+                    "p": float(np.mean(model.predict(X_sel[:, cols]) == y_sel)),
                     "p_test": float(correct[name].mean()),
-                    "flops": training_flops(model, *X_tr.shape),
+                    "flops": training_flops(model, X_tr.shape[0], cols.size),
                     "train_seconds": float(np.median(times)),
+                    "features": " ".join(map(str, cols)),
                 }
             )
     return pd.DataFrame(rows), pd.DataFrame(correct)

@@ -19,10 +19,13 @@ from ...knapsack import (
     beta_gof,
     exhaustive,
     fit_beta,
+    greedy_backward,
     greedy_forward,
     majority_vote_accuracy,
     q_identical,
     q_moment_curve,
+    stirling_maxstep,
+    stochastic_search,
     stopping_rule,
 )
 from ...knapsack.pools import empirical_vote_accuracy, synthetic_pool
@@ -39,6 +42,8 @@ from .margins import (
 from .names import synthetic_size
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
+#: Setting of the runs under a MAXSTEP of ``knapsack.maxstep_sensitivity``: ``maxstep=<m>``.
+MAXSTEP_SETTING = "maxstep="
 _TOL = 1e-12
 #: Cells whose optimum reaches this q (or holds the whole pool) are saturated: every search
 #: ties there, so they are flagged and left out of every average (the claims' margin).
@@ -60,6 +65,9 @@ def settings(cfg: dict) -> dict:
         "stop_rules",
         "tail_law",
         "MAXSTEP",
+        "maxstep_bounds",
+        "maxstep_sensitivity",
+        "member_features",
         "sa",
         "stochastic_evaluate",
         "mc_sampler",
@@ -75,12 +83,10 @@ def _even(cfg):
     return "strict" if cfg["majority"] == "strict" else "drop_min"
 
 
-def search_options(
-    name: str, cfg: dict, *, maxstep: int | None = None, sampler: str | None = None
-) -> dict:
-    """Keyword options of one search strategy from the config; ``maxstep`` and ``sampler``,
-    when given, replace ``MAXSTEP`` and ``mc_sampler`` (which are then not read)."""
-    base = {"even": _even(cfg), "maxstep": cfg["MAXSTEP"] if maxstep is None else maxstep}
+def search_options(name: str, cfg: dict, *, maxstep: int, sampler: str | None = None) -> dict:
+    """Keyword options of one search strategy from the config, with ``maxstep`` evaluations;
+    ``sampler``, when given, replaces ``mc_sampler`` (which is then not read)."""
+    base = {"even": _even(cfg), "maxstep": int(maxstep)}
     if name == "simulated_annealing":
         sa = cfg["sa"]
         return {
@@ -381,6 +387,8 @@ def _rule_of(variant: str, p, t, budget, cfg):
         beta_fit=cfg["beta_fit"],
         size_estimate=cfg["size_estimate"],
         tail_law=cfg["tail_law"],
+        maxstep_floor=cfg["maxstep_bounds"]["floor"],
+        maxstep_cap=cfg["maxstep_bounds"]["cap"],
     )
 
 
@@ -516,9 +524,31 @@ def _timed(fn, *args, **kw):
     return res, time.perf_counter() - start
 
 
-def _maxstep(rule, cfg) -> int:
-    """Evaluations a run may use: ``MAXSTEP`` without a rule; with one, the rule's eq. (29)
-    MAXSTEP when it is smaller (so a stopped run is the free run cut short)."""
+#: ``knapsack.MAXSTEP`` value that takes MAXSTEP from eq. (29) per pool and budget.
+EQ29 = "eq29"
+
+
+def eq29_maxstep(p, t, budget: float, cfg: dict) -> tuple[int, int]:
+    """MAXSTEP of eq. (29) for one pool and budget: (bounded, uncapped).
+
+    Stirling's count of the C(n, ℓ_T) ensembles of the estimated size ℓ_T
+    (:func:`~ensemble_repro.knapsack.stirling_maxstep`); the bounded value lies within
+    ``maxstep_bounds`` [I]: the floor is the paper's "sufficiently large value" for small
+    pools, the cap our choice for compute (the uncapped value is reported beside it).
+    """
+    a, b = fit_beta(p, cfg["beta_fit"])
+    ell = affordable_size(p, t, budget, a, b, cfg["size_estimate"])
+    bounds = cfg["maxstep_bounds"]
+    raw = stirling_maxstep(len(p), ell, floor=None, cap=None)
+    return stirling_maxstep(len(p), ell, floor=bounds["floor"], cap=bounds["cap"]), raw
+
+
+def _maxstep(rule, cfg, eq29: int) -> int:
+    """Evaluations a run may use: with ``MAXSTEP: eq29`` the cell's eq. (29) MAXSTEP
+    ``eq29`` for every run; with a fixed MAXSTEP, that number without a rule and with one the
+    rule's eq. (29) MAXSTEP when it is smaller (so a stopped run is the free run cut short)."""
+    if cfg["MAXSTEP"] == EQ29:
+        return int(eq29)
     if rule is None or rule.maxstep is None:
         return int(cfg["MAXSTEP"])
     return int(min(cfg["MAXSTEP"], rule.maxstep))
@@ -561,6 +591,7 @@ def selection_cell(
             rows.append(_run_row(name, key, res, secs, opt, correct))
     variants = rule_variants(cfg)
     rule_objs = {v: _rule_of(v, p, t, budget, cfg) for v in variants}
+    eq29, eq29_uncapped = eq29_maxstep(p, t, budget, cfg)
     traces = []
     for name in searches:
         for v in variants:
@@ -572,7 +603,7 @@ def selection_cell(
                     budget,
                     random_state=int(s),
                     stop=rule_objs[v],
-                    **search_options(name, cfg, maxstep=_maxstep(rule_objs[v], cfg)),
+                    **search_options(name, cfg, maxstep=_maxstep(rule_objs[v], cfg, eq29)),
                 )
                 row = _run_row(name, v, res, secs, opt, correct)
                 row["seed"] = int(s)
@@ -592,6 +623,7 @@ def selection_cell(
     runs.insert(0, "budget_multiple", multiple)
     opt_size = len(ex.members) if baselines and np.isfinite(opt) else np.nan
     runs["budget"], runs["optimum_size"] = budget, opt_size
+    runs["maxstep_eq29"], runs["maxstep_eq29_uncapped"] = eq29, eq29_uncapped
     affords_all = budget >= t.sum() * (1 - 1e-12)  # every member fits: nothing to select
     optimum_ties = np.isfinite(opt) and (opt >= SATURATED or opt_size == p.size)
     runs["saturated"] = bool(affords_all or optimum_ties)
@@ -599,7 +631,7 @@ def selection_cell(
         if obj is not None:
             at = runs["variant"] == v
             runs.loc[at, "rule_threshold"], runs.loc[at, "ell_T"] = obj.threshold, obj.ell_T
-            runs.loc[at, "rule_maxstep"] = _maxstep(obj, cfg)
+            runs.loc[at, "rule_maxstep"] = _maxstep(obj, cfg, eq29)
             runs.loc[at, "rule_mean"] = obj.mean
     traces = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
     traces.insert(0, "budget_multiple", multiple)
@@ -671,6 +703,28 @@ def stopping_savings(runs: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"variant_rule": "rule"})
 
 
+def savings_points(savings: pd.DataFrame, rule: str) -> pd.DataFrame:
+    """Every point of the stopping-savings figure: per pool and search, under ``rule``, the
+    means over the unsaturated budget cells of :func:`stopping_savings`' per-cell means
+    (evaluations, share saved, best q lost) and the largest loss of a run."""
+    s = savings[(savings["rule"] == rule) & ~savings["saturated"].astype(bool)]
+    out = (
+        s.groupby(["pool", "strategy"], sort=True)
+        .agg(
+            cells=("runs", "size"),
+            runs=("runs", "sum"),
+            evaluations_free=("evaluations_free", "mean"),
+            evaluations_rule=("evaluations_rule", "mean"),
+            saved_fraction=("saved_fraction", "mean"),
+            accuracy_loss_mean=("accuracy_loss_mean", "mean"),
+            accuracy_loss_max=("accuracy_loss_max", "max"),
+        )
+        .reset_index()
+    )
+    out.insert(2, "rule", rule)
+    return out
+
+
 def stopping_levels(savings: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """Per strategy and rule variant (STOP level): evaluations saved vs accuracy lost.
 
@@ -733,12 +787,17 @@ def selection_plans(cfg: dict, uci: bool) -> list[tuple[str, str | None, dict, d
     config, :func:`selection_cell` options). The main runs (setting ``""``; on a UCI pool with
     the configured cost kind, on a synthetic pool with its own costs, kind None); on a UCI
     pool each cost kind of ``cost_sensitivity`` without a rule and with the primary rule only;
-    SA alone from each start of ``sa_init_check`` (no rule, the main runs' costs)."""
+    on every pool each MAXSTEP of ``maxstep_sensitivity`` likewise; SA alone from each start
+    of ``sa_init_check`` (no rule, the main runs' costs)."""
     main = cfg["cost"] if uci else None
     plans = [("", main, cfg, {})]
+    primary = {**cfg, "stop_rules": cfg["stop_rules"][:1]}
     if uci:
-        primary = {**cfg, "stop_rules": cfg["stop_rules"][:1]}
         plans += [(f"cost={kind}", kind, primary, {}) for kind in cfg["cost_sensitivity"]]
+    plans += [
+        (f"{MAXSTEP_SETTING}{m}", main, {**primary, "MAXSTEP": m}, {})
+        for m in cfg["maxstep_sensitivity"]
+    ]
     sa_only = {"searches": ("simulated_annealing",), "baselines": False}
     return plans + [
         (
@@ -854,8 +913,10 @@ def write_summary_figures(
     empirical_figure,
 ) -> None:
     """Convergence figure of each pool (``convergence``: (runs csv, traces parquet, pdf, png)
-    per pool), stopping savings at the primary STOP level and model vs empirical accuracy
-    (``savings_figure`` and ``empirical_figure``: (pdf, png))."""
+    per pool), stopping savings and accuracy lost at the primary STOP level
+    (``savings_figure``: (csv of every point, pdf, png)) and model vs empirical accuracy
+    (``empirical_figure``: (pdf, png))."""
+    from ...io import write_csv
     from . import plots as kp
 
     for runs_path, traces_path, pdf, png in convergence:
@@ -864,7 +925,10 @@ def write_summary_figures(
             read_parquet(traces_path), pool_runs, pool_runs["pool"].iloc[0], pdf, png
         )
     primary = rule_variants(cfg)[1:2]
-    kp.savings_figure(savings[savings["rule"].isin(primary)], *savings_figure)
+    points = savings_points(savings, primary[0]) if primary else savings.iloc[:0]
+    csv, pdf, png = savings_figure
+    write_csv(points, csv)
+    kp.savings_figure(points, pdf, png)
     kp.model_vs_empirical_figure(runs[runs["strategy"] != "exhaustive"], *empirical_figure)
 
 
@@ -884,3 +948,96 @@ def paper_vs_ours_text(worked_path, rates_path, tables: dict[str, pd.DataFrame],
         cfg["adversarial"]["evaluations"],
         settings(cfg),
     )
+
+
+def _all_subsets(n: int) -> np.ndarray:
+    """Every non-empty subset of n members as a (2^n − 1, n) bool mask."""
+    codes = np.arange(1, 2**n)
+    return (codes[:, None] >> np.arange(n)) & 1 == 1
+
+
+def small_pool(size: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """One small random pool of ``knapsack.small_pools``: p ~ U(1/2, 1), t ~ U(0.1, 1) [I]."""
+    return rng.uniform(0.5, 1.0, size), rng.uniform(0.1, 1.0, size)
+
+
+def backward_odd(p) -> float:
+    """Backward selection without a cost limit over odd sizes (section II with Lemma I.1) [I]:
+    from the largest odd set of the most accurate members, leave the two least accurate out
+    while q rises; returns the q where it stops.
+
+    Examples
+    --------
+    >>> backward_odd([0.9, 0.6, 0.55])  # q(0.9, 0.6, 0.55) = 0.7 < 0.9: drop the two weakest
+    0.9
+    """
+    p = np.sort(np.asarray(p, float))[::-1]
+    k = p.size - (1 - p.size % 2)
+    q = majority_vote_accuracy(p[:k])
+    while k > 1 and (smaller := majority_vote_accuracy(p[: k - 2])) > q:
+        k, q = k - 2, smaller
+    return float(q)
+
+
+def small_pools(cfg: dict, seed: int) -> pd.DataFrame:
+    """Brute force on small random pools (``knapsack.small_pools``): Lemma I.1, backward
+    selection without a cost limit (section II) and eq. (29)'s MAXSTEP (section VI).
+
+    Per pool (:func:`small_pool`, its ``p`` and ``t`` written out, T = ``budget_share`` of
+    the total cost): ``best_any`` and ``best_odd``, the best strict-majority q (eq. 1, ties
+    are errors) over every affordable subset and over the odd-sized ones; ``backward``
+    (:func:`backward_odd`: backward selection by accuracy stepping between odd sizes),
+    ``backward_single`` (the library's :func:`~ensemble_repro.knapsack.greedy_backward`, one
+    member per step: an even set scores as the odd set below it, so its first even step never
+    raises q and it stops there) and ``optimum_free``, the best q over every subset when every
+    member fits; ``maxstep_eq29``, eq. (29) without floor or cap at ℓ_T of the cost-limited
+    pool; and over ``seeds`` runs of the stochastic search (Algorithm 1, steps counted as
+    constructions, as the paper's MAXSTEP) the share that reach ``best_any`` within
+    ``maxstep_eq29`` steps and within the floor ``maxstep_bounds.floor``.
+    """
+    sp = cfg["small_pools"]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for size in sp["sizes"]:
+        subsets = _all_subsets(size)
+        odd = subsets.sum(axis=1) % 2 == 1
+        for draw in range(sp["pools_per_size"]):
+            p, t = small_pool(size, rng)
+            budget = float(sp["budget_share"] * t.sum())
+            q = majority_vote_accuracy(np.broadcast_to(p, subsets.shape), subsets)
+            fits = subsets @ t <= budget * (1 + _TOL)
+            best_any = float(q[fits].max())
+            a, b = fit_beta(p, cfg["beta_fit"])
+            ell = affordable_size(p, t, budget, a, b, cfg["size_estimate"])
+            eq29 = stirling_maxstep(size, ell, floor=None, cap=None)
+            row = {
+                "n": size,
+                "draw": draw,
+                "p": " ".join(f"{v:.17g}" for v in p),
+                "t": " ".join(f"{v:.17g}" for v in t),
+                "budget": budget,
+                "best_any": best_any,
+                "best_odd": float(q[fits & odd].max()),
+                "optimum_free": float(q.max()),
+                "backward": backward_odd(p),
+                "backward_single": greedy_backward(p, t, float(t.sum()), even=_even(cfg)).accuracy,
+                "ell_T": ell,
+                "maxstep_eq29": eq29,
+            }
+            for name, steps in (("eq29", eq29), ("floor", cfg["maxstep_bounds"]["floor"])):
+                hits = [
+                    stochastic_search(
+                        p,
+                        t,
+                        budget,
+                        random_state=rng,
+                        evaluate=cfg["stochastic_evaluate"],
+                        even=_even(cfg),
+                        maxstep=int(steps),
+                    ).accuracy
+                    >= best_any - _TOL
+                    for _ in range(sp["seeds"])
+                ]
+                row[f"found_within_{name}"] = float(np.mean(hits))
+            rows.append(row)
+    return pd.DataFrame(rows)

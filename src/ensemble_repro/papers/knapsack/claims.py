@@ -39,10 +39,11 @@ from ...claims.rules import (
 from ...claims.table import claim_row, untestable
 from ...io import read_parquet
 from ...knapsack import majority_vote_accuracy
-from .cells import paired_savings, rule_variants
+from .cells import MAXSTEP_SETTING, paired_savings, rule_variants
 from .margins import (
     KN_BOOTSTRAP,
     KN_COMPETITIVE_MARGIN,
+    KN_EXACT_TOL,
     KN_GAP_MARGIN,
     KN_GOF_LEVEL,
     KN_GOF_POWER,
@@ -53,6 +54,7 @@ from .margins import (
     KN_LEMMA_TAIL,
     KN_LEMMA_VAR_TOL,
     KN_LOSS_MARGIN,
+    KN_MAXSTEP_MISS,
     KN_NEAR_GLOBAL,
     KN_PAPER_MC,
     KN_PAPER_SA,
@@ -70,6 +72,9 @@ SA, SS, MC = "simulated_annealing", "stochastic_search", "monte_carlo"
 #: paper's stochastic search ("the stopping rule can be successfully applied in this approach").
 STOPPED_SEARCHES = (SA, SS)
 COST_SETTING, INIT_SETTING = "cost=", "sa_init="
+#: Settings whose runs (no rule and the primary rule) are sensitivity settings of the search
+#: claims: each cost kind and each fixed MAXSTEP.
+SENSITIVITY_SETTINGS = (COST_SETTING, MAXSTEP_SETTING)
 
 
 def _exact(value: float, what: str) -> Interval:
@@ -131,6 +136,79 @@ def _worked(worked: pd.DataFrame) -> dict:
         verdict=verdict,
         interval=_exact(worst, "largest |ours - paper|"),
         n=1,
+    )
+
+
+# ---------------------------------------------------------------- small pools (brute force)
+
+
+def lemma_i1(small: pd.DataFrame) -> dict:
+    """Lemma I.1 (odd sizes suffice): reproduced when no small pool's best q over every
+    affordable size exceeds its best over odd sizes by more than :data:`KN_EXACT_TOL`."""
+    gap = small["best_any"] - small["best_odd"]
+    worst = float(gap.max())
+    iv = _exact(worst, "largest best-any - best-odd over pools")
+    return _row(
+        "knapsack.lemma_i1",
+        "small random pools",
+        ours=f"best over all sizes - best over odd sizes: largest {worst:.3g} over "
+        f"{len(small)} pools of {', '.join(map(str, sorted(small['n'].unique())))} members; "
+        f"{int((gap > KN_EXACT_TOL).sum())} pools where an even size wins",
+        verdict=REPRODUCED if worst <= KN_EXACT_TOL else NOT_REPRODUCED,
+        interval=iv,
+        n=len(small),
+        effect=iv,
+        band=(-math.inf, KN_EXACT_TOL),
+    )
+
+
+def backward_optimal(small: pd.DataFrame) -> dict:
+    """Backward selection without a cost limit is optimal: reproduced when it reaches the
+    brute-force optimum on every small pool, not reproduced when it misses on any."""
+    optimal = small["backward"] >= small["optimum_free"] - KN_EXACT_TOL
+    k, n = int(optimal.sum()), len(small)
+    iv = wilson(k, n)
+    worst = float((small["optimum_free"] - small["backward"]).max())
+    single = int((small["backward_single"] >= small["optimum_free"] - KN_EXACT_TOL).sum())
+    return _row(
+        "knapsack.backward_optimal",
+        "small random pools",
+        ours=f"backward selection (odd sizes, two members a step [I]) optimal on {k}/{n} pools "
+        f"(largest shortfall {worst:.4f}); one member a step (stops at the first even set): "
+        f"{single}/{n}",
+        verdict=REPRODUCED if k == n else NOT_REPRODUCED,
+        interval=iv,
+        n=n,
+        effect=iv,
+        band=(1.0 - KN_EXACT_TOL, math.inf),
+        unit="pools",
+    )
+
+
+def maxstep_eq29(small: pd.DataFrame, seeds: int) -> dict:
+    """Eq. (29)'s MAXSTEP too small for small pools: Wilson interval on the share of
+    stochastic-search runs it stops before the optimum, against :data:`KN_MAXSTEP_MISS`."""
+    runs = len(small) * seeds
+    missed = int(round(float(((1 - small["found_within_eq29"]) * seeds).sum())))
+    iv = wilson(missed, runs)
+    verdict = one_sided(iv, low=KN_MAXSTEP_MISS)
+    per_size = "; ".join(
+        f"n={n}: MAXSTEP {int(g['maxstep_eq29'].median())} (median), missed "
+        f"{1 - g['found_within_eq29'].mean():.0%}"
+        for n, g in small.groupby("n", sort=True)
+    )
+    floor_miss = 1 - float(small["found_within_floor"].mean())
+    return _row(
+        "knapsack.maxstep_eq29",
+        "small random pools",
+        ours=f"runs stopped by eq. (29) before the optimum: {missed}/{runs} ({per_size}); at "
+        f"the floor: {floor_miss:.0%}",
+        verdict=verdict,
+        interval=iv,
+        n=runs,
+        effect=iv,
+        band=(KN_MAXSTEP_MISS, math.inf),
+        unit="runs",
     )
 
 
@@ -528,7 +606,7 @@ def _search_rows(
         flips |= {
             k: stopping_verdict(stopping_parts(g, main)) or "not testable"
             for k, g in settings.items()
-            if k.startswith(COST_SETTING)
+            if k.startswith(SENSITIVITY_SETTINGS)
         }
         loss = _pooled_loss(parts)
         rows.append(
@@ -590,7 +668,7 @@ def _search_rows(
         verdict = one_sided(iv, low=-KN_COMPETITIVE_MARGIN)
         flips = {}
         for k, g in settings.items():
-            if k.startswith(COST_SETTING):
+            if k.startswith(SENSITIVITY_SETTINGS):
                 civ = competitive(g)
                 flips[k] = one_sided(civ, low=-KN_COMPETITIVE_MARGIN) if civ else "not testable"
         rows.append(
@@ -984,6 +1062,8 @@ def evaluate(
     greedy: pd.DataFrame | None = None,
     sizes: pd.DataFrame | None = None,
     beta_fit: pd.DataFrame | None = None,
+    small: pd.DataFrame | None = None,
+    small_seeds: int = 1,
     seed: int = 0,
 ) -> list[dict]:
     """Claims rows of the knapsack paper (registry claims ``knapsack.*``).
@@ -1007,8 +1087,11 @@ def evaluate(
         Pools with held-out votes (the independence claim).
     votes : mapping of str to DataFrame, optional
         UCI pool -> its test votes (``pools/<pool>_votes.parquet``).
-    lemma, greedy, sizes, beta_fit : DataFrame, optional
-        ``lemma_iv1.csv``, ``greedy_worst_case.csv``, ``size_estimates.csv``, ``beta_fit.csv``.
+    lemma, greedy, sizes, beta_fit, small : DataFrame, optional
+        ``lemma_iv1.csv``, ``greedy_worst_case.csv``, ``size_estimates.csv``, ``beta_fit.csv``,
+        ``small_pools.csv``.
+    small_seeds : int
+        Stochastic-search runs per small pool (``knapsack.small_pools.seeds``).
     seed : int
         Seed of the test-row bootstrap (the config's master seed).
 
@@ -1018,10 +1101,14 @@ def evaluate(
         Rows for :func:`ensemble_repro.claims.table.claims_frame`.
     """
     rows = []
+    if small is not None and len(small):
+        rows.append(lemma_i1(small))
     if worked is not None and len(worked):
         rows.append(_worked(worked))
     if greedy is not None and len(greedy):
         rows += _greedy_rows(greedy)
+    if small is not None and len(small):
+        rows.append(backward_optimal(small))
     if rates is not None and len(rates):
         rows += _mc_vs_sa_rows(rates, mc_sampler, evaluations)
     if lemma is not None and len(lemma):
@@ -1030,6 +1117,8 @@ def evaluate(
         rows += _size_rows(sizes)
     if beta_fit is not None:
         rows += _beta_fit_rows(beta_fit)
+    if small is not None and len(small):
+        rows.append(maxstep_eq29(small, small_seeds))
     main, others = (stop_variants[0], list(stop_variants[1:])) if stop_variants else (None, [])
     rows += _search_rows(runs, main, others)
     rows += _sa_ss_rows(runs)
@@ -1081,7 +1170,7 @@ def write_claims(
     scale: str,
 ) -> None:
     """``results/knapsack/claims.csv`` from the knapsack tables: ``inputs`` maps ``worked``,
-    ``rates``, ``lemma``, ``greedy``, ``sizes`` and ``beta_fit`` to their CSV files, ``runs``
+    ``rates``, ``lemma``, ``greedy``, ``sizes``, ``small`` and ``beta_fit`` to their CSV files, ``runs``
     to every pool's selection runs and ``votes`` to the UCI pools' test votes."""
     rows = evaluate(
         read_table(inputs["worked"]),
@@ -1096,6 +1185,8 @@ def write_claims(
         greedy=read_table(inputs["greedy"]),
         sizes=read_table(inputs["sizes"]),
         beta_fit=read_table(inputs["beta_fit"]),
+        small=read_table(inputs["small"]),
+        small_seeds=knapsack_cfg["small_pools"]["seeds"],
         seed=seed,
     )
     write_paper_claims(rows, out, scale)

@@ -19,17 +19,19 @@ from collections.abc import Mapping
 from ...cost.basic import light, started
 from ...cost.dag import Job
 from ...cost.units import UnitCosts
-from .cells import SEARCHES, adversarial_plans, rule_variants, selection_plans
+from .cells import EQ29, SEARCHES, adversarial_plans, rule_variants, selection_plans
 from .names import synthetic_size
 
 
 def selection_evaluations(k: Mapping, uci: bool) -> int:
     """Energy evaluations of one pool's selection job (a UCI pool's or a synthetic one's), at
-    most: each plan's budgets x seeds x MAXSTEP x searches x rule variants."""
+    most: each plan's budgets x seeds x MAXSTEP x searches x rule variants (MAXSTEP eq29:
+    its cap, ``maxstep_bounds.cap``)."""
     total = 0
     for _setting, _kind, plan, options in selection_plans(k, uci):
         searches = len(options.get("searches", SEARCHES)) * len(rule_variants(plan))
-        total += len(plan["budget_multiples"]) * plan["n_seeds"] * plan["MAXSTEP"] * searches
+        steps = plan["maxstep_bounds"]["cap"] if plan["MAXSTEP"] == EQ29 else plan["MAXSTEP"]
+        total += len(plan["budget_multiples"]) * plan["n_seeds"] * steps * searches
     return total
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..paper import SEED, union
 from .names import SYNTHETIC_PREFIX
 
-_POOL = SEED + ("knapsack.split",)
+_POOL = SEED + ("knapsack.split", "knapsack.member_features")
 _COSTS = _POOL + ("knapsack.pool_timing_repeats",)
 _SEARCH = ("knapsack.majority", "knapsack.sa", "knapsack.stochastic_evaluate")
 _SELECT = (
@@ -27,6 +27,8 @@ _SELECT = (
         "knapsack.size_estimate",
         "knapsack.tail_law",
         "knapsack.MAXSTEP",
+        "knapsack.maxstep_bounds",
+        "knapsack.maxstep_sensitivity",
         "knapsack.mc_sampler",
         "knapsack.sa_init_check",
     )
@@ -45,6 +47,9 @@ _EXAMPLES = (
         "knapsack.synthetic.sizes",
         "knapsack.synthetic.beta_a",
         "knapsack.synthetic.beta_b",
+        "knapsack.small_pools",
+        "knapsack.size_estimate",
+        "knapsack.maxstep_bounds.floor",
     )
 )
 
@@ -61,6 +66,7 @@ RULE_KEYS = {
         "knapsack.mc_sampler",
         "knapsack.stop_rules",
         "knapsack.adversarial.evaluations",
+        "knapsack.small_pools.seeds",
     ),
 }
 

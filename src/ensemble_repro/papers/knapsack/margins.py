@@ -61,3 +61,8 @@ KN_GOF_POWER_DRAWS = 199
 KN_GOF_SIZE_MULTIPLES = (2, 4, 8, 16)
 #: [I] "SA is close to the global extremum": SA's best q at most this far below the optimum.
 KN_NEAR_GLOBAL = 0.005
+#: Exact computations (Lemma I.1, backward selection on small pools) agree within this.
+KN_EXACT_TOL = 1e-12
+#: [I] Eq. (29)'s MAXSTEP is "too small" when more than this share of stochastic-search runs
+#: on small pools stop before they reach the optimum.
+KN_MAXSTEP_MISS = 0.05

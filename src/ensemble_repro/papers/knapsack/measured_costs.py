@@ -9,7 +9,8 @@ read by every run's ``knapsack_pool`` job. A row holds one member's median train
 time over ``pool_timing_repeats`` fits, the machine it ran on and when.
 
 A pool is identified by :data:`POOL_KEY`: its data set, the master seed (splits and
-randomised classifiers) and the selection / test shares of the split. A run whose pool has no
+randomised classifiers), the selection / test shares of the split and the feature columns
+each member sees (``knapsack.member_features``: a count, or ``all``). A run whose pool has no
 measured costs stops before any job with the command that measures them.
 """
 
@@ -27,7 +28,7 @@ import pandas as pd
 from .names import KNAPSACK_COSTS
 
 #: Columns that identify a pool in a costs file.
-POOL_KEY = ("dataset", "seed", "split_select", "split_test")
+POOL_KEY = ("dataset", "seed", "split_select", "split_test", "member_features")
 #: Columns of a costs file, in order.
 COST_COLUMNS = POOL_KEY + (
     "member",
@@ -44,19 +45,23 @@ class MissingCosts(LookupError):
     """The costs file lacks the pool a run needs (the message names the fix)."""
 
 
-def pool_key(dataset: str, seed: int, split: Mapping[str, float]) -> dict:
-    """The :data:`POOL_KEY` values of one pool.
+def pool_key(
+    dataset: str, seed: int, split: Mapping[str, float], member_features: int | None = None
+) -> dict:
+    """The :data:`POOL_KEY` values of one pool (``member_features`` None: ``all``).
 
     Examples
     --------
     >>> pool_key("sonar", 7, {"select": 0.25, "test": 0.25})
-    {'dataset': 'sonar', 'seed': 7, 'split_select': 0.25, 'split_test': 0.25}
+    {'dataset': 'sonar', 'seed': 7, 'split_select': 0.25, 'split_test': 0.25, \
+'member_features': 'all'}
     """
     return {
         "dataset": str(dataset),
         "seed": int(seed),
         "split_select": float(split["select"]),
         "split_test": float(split["test"]),
+        "member_features": "all" if member_features is None else str(int(member_features)),
     }
 
 
@@ -111,6 +116,7 @@ def _same_pool(df: pd.DataFrame, key: Mapping) -> pd.Series:
         & (df["seed"].astype(int) == key["seed"])
         & np.isclose(df["split_select"].astype(float), key["split_select"])
         & np.isclose(df["split_test"].astype(float), key["split_test"])
+        & (df["member_features"].astype(str) == key["member_features"])
     )
 
 
@@ -126,7 +132,8 @@ def missing_message(key: Mapping, path: str | os.PathLike, config_files: Iterabl
     return (
         f"knapsack.cost uses measured training times, but {path} has no costs for the pool "
         f"{key['dataset']} (seed {key['seed']}, split select {key['split_select']:g} / test "
-        f"{key['split_test']:g}). Measure them once with `make knapsack-costs CONFIG={cfg}` "
+        f"{key['split_test']:g}, member_features {key['member_features']}). Measure them "
+        f"once with `make knapsack-costs CONFIG={cfg}` "
         "(times each member's fit pool_timing_repeats times on this machine, then writes "
         f"{path}; commit it), or select with FLOP costs (knapsack.cost: flops)."
     )
@@ -201,10 +208,12 @@ def install(measured: Iterable[str | os.PathLike], root: str | os.PathLike) -> l
         new = pd.read_csv(src)
         for key_values, rows in new.groupby(list(POOL_KEY), sort=True):
             key = dict(zip(POOL_KEY, key_values, strict=True))
+            features = str(key["member_features"])
             key = pool_key(
                 key["dataset"],
                 key["seed"],
                 {"select": key["split_select"], "test": key["split_test"]},
+                None if features == "all" else int(features),
             )
             dest = costs_path(root, key["dataset"])
             old = pd.read_csv(dest) if dest.exists() else pd.DataFrame(columns=COST_COLUMNS)

@@ -50,6 +50,7 @@ KNAPSACK_EXAMPLE_TABLES = {
     "lemma": "lemma_iv1",
     "greedy": "greedy_worst_case",
     "sizes": "size_estimates",
+    "small": "small_pools",
 }
 KNAPSACK_EXAMPLE_MD = ("worked", "rates", "greedy")
 #: Report caption (``workflow/report/tables/<caption>.rst``) of each knapsack table that has its

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ...plotting import paper_style, plt, save_figure
+from .margins import KN_LOSS_MARGIN, KN_SAVED_MIN
 
 COLORS = {
     "simulated_annealing": "tab:blue",
@@ -80,35 +81,47 @@ def convergence_figure(traces: pd.DataFrame, runs: pd.DataFrame, pool: str, pdf:
     save_figure(fig, pdf, png)
 
 
-def savings_figure(savings: pd.DataFrame, pdf: str, png: str) -> None:
-    """Mean evaluations to stop without and with the stopping rule, per pool and strategy."""
+def savings_figure(points: pd.DataFrame, pdf: str, png: str) -> None:
+    """Two panels per pool and strategy (:func:`~.cells.savings_points`): the share of
+    evaluations the stopping rule saved, and the best q it lost (mean bar, largest as a dot),
+    each beside the claim's margin."""
     paper_style()
-    agg = savings.groupby(["pool", "strategy"], sort=True)[
-        ["evaluations_free", "evaluations_rule"]
-    ].mean()
-    pools = sorted(savings["pool"].unique())
-    names = [n for n in COLORS if n in set(savings["strategy"])]
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(pools) + 1.5), 2.6))
+    pools = list(dict.fromkeys(points["pool"]))
+    names = [n for n in COLORS if n in set(points["strategy"])]
+    fig, (top, bottom) = plt.subplots(
+        2, 1, figsize=(max(4.0, 0.9 * len(pools) + 2.5), 4.6), sharex=True
+    )
     width = 0.8 / max(len(names), 1)
     x = np.arange(len(pools))
+    at = points.set_index(["pool", "strategy"])
     for k, name in enumerate(names):
-        free = [
-            agg.loc[(p, name), "evaluations_free"] if (p, name) in agg.index else np.nan
-            for p in pools
-        ]
-        rule = [
-            agg.loc[(p, name), "evaluations_rule"] if (p, name) in agg.index else np.nan
-            for p in pools
-        ]
+
+        def col(c, name=name):
+            return [at.loc[(p, name), c] if (p, name) in at.index else np.nan for p in pools]
+
         pos = x - 0.4 + width * (k + 0.5)
-        ax.bar(pos, free, width, color=COLORS[name], alpha=0.35, label=f"{LABELS[name]}, no rule")
-        ax.bar(pos, rule, width * 0.5, color=COLORS[name], label=f"{LABELS[name]}, with rule")
-    ax.set_yscale("log")
-    ax.set_xticks(x, pools, rotation=30, ha="right")
-    ax.set_ylabel("energy evaluations until stop\n(mean over seeds and budgets)")
-    ax.set_title("Hajdu et al. (2020), stopping rule (section VI): evaluations saved")
+        top.bar(pos, col("saved_fraction"), width, color=COLORS[name], label=LABELS[name])
+        bottom.bar(pos, col("accuracy_loss_mean"), width, color=COLORS[name], alpha=0.6)
+        bottom.scatter(pos, col("accuracy_loss_max"), s=10, color=COLORS[name], zorder=3)
+    top.axhline(
+        KN_SAVED_MIN, color="k", lw=0.8, ls="--", label=f"claim: saved >= {KN_SAVED_MIN:.0%}"
+    )
+    bottom.axhline(
+        KN_LOSS_MARGIN, color="k", lw=0.8, ls="--", label=f"claim: lost < {KN_LOSS_MARGIN:g}"
+    )
+    bottom.scatter([], [], s=10, color="k", label="largest loss of a run")
+    top.set_ylim(0, 1.05)
+    top.set_ylabel("share of evaluations saved\n(mean over runs)")
+    bottom.set_ylabel("best q lost\n(mean bar, largest dot)")
+    bottom.set_xticks(x, pools, rotation=30, ha="right")
+    top.set_title(
+        "Hajdu et al. (2020), stopping rule (section VI): savings and accuracy lost\n"
+        f"rule {points['rule'].iloc[0].removeprefix('stop=') if len(points) else '-'}, "
+        "unsaturated cells"
+    )
     # beside the axes, clear of the rotated pool names
-    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    top.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    bottom.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     save_figure(fig, pdf, png)
 

@@ -9,6 +9,7 @@ from ...claims.registry import Claim
 from .margins import (
     KN_BOOTSTRAP,
     KN_COMPETITIVE_MARGIN,
+    KN_EXACT_TOL,
     KN_GAP_MARGIN,
     KN_GOF_LEVEL,
     KN_GOF_POWER,
@@ -18,6 +19,7 @@ from .margins import (
     KN_LEMMA_TAIL,
     KN_LEMMA_VAR_TOL,
     KN_LOSS_MARGIN,
+    KN_MAXSTEP_MISS,
     KN_NEAR_GLOBAL,
     KN_PAPER_MC,
     KN_PAPER_SA,
@@ -44,6 +46,56 @@ CLAIMS = (
         ("results/knapsack/worked_example.csv",),
         title="greedy forward selection is stuck at the single",
         effect="q of eq. (1) minus the paper's printed value",
+    ),
+    Claim(
+        "knapsack.lemma_i1",
+        "knapsack",
+        "Section I, Lemma I.1",
+        "one can reach L0 calculating q_l(L) for odd values of l only",
+        "best q over every affordable subset minus the best over odd-sized ones (strict "
+        "majority, ties are errors), on small random pools searched by brute force "
+        "(knapsack.small_pools)",
+        "Exact computation per pool (no sampling error): reproduced when no pool's best over "
+        f"every size exceeds its best over odd sizes by more than {KN_EXACT_TOL:g}, else not "
+        "reproduced (one pool refutes the lemma).",
+        ("results/knapsack/small_pools.csv",),
+        effect="best q over all sizes - best over odd sizes (largest over pools)",
+        title="one can reach L0 calculating q_l(L) for odd values of l only",
+    ),
+    Claim(
+        "knapsack.backward_optimal",
+        "knapsack",
+        "Section II (backward selection)",
+        "backward selection is efficient in our case if the time constraint is irrelevant. "
+        "Namely, either the removal of the worst items will lead to an increase in q_l ..., "
+        "or the selection can be stopped without the risk of missing a more accurate ensemble",
+        "share of small random pools (knapsack.small_pools, every member affordable) where "
+        "greedy backward selection by accuracy reaches the brute-force optimum; [I] a step "
+        "leaves the two least accurate members out, from odd size to odd size (Lemma I.1: "
+        "one member a step stops at the first even set, which scores as the odd set below)",
+        "Exact computation per pool; Wilson interval (95%) on the share over pools: "
+        f"reproduced when every pool reaches its optimum (within {KN_EXACT_TOL:g}), not "
+        "reproduced when any pool misses it (the claim is that it never does).",
+        ("results/knapsack/small_pools.csv",),
+        effect="share of pools where backward selection is optimal",
+        title="backward selection is efficient if the time constraint is irrelevant",
+    ),
+    Claim(
+        "knapsack.maxstep_eq29",
+        "knapsack",
+        "Section VI, eq. (29)",
+        "Stirling's approximation considered in (29) may provide values that are too small "
+        "for the parameter MAXSTEP in the case of small pools",
+        "share of stochastic-search runs (Algorithm 1, steps = constructions) on small "
+        "random pools (knapsack.small_pools) that stop at eq. (29)'s MAXSTEP (no floor) "
+        "before reaching the brute-force optimum",
+        "Wilson interval (95%) over pool x seed runs: reproduced when it lies above "
+        f"{KN_MAXSTEP_MISS:g} (eq. (29) cuts more than {KN_MAXSTEP_MISS:.0%} of the searches "
+        "short), not reproduced when it lies below, else inconclusive. The share at the "
+        "configured floor (knapsack.maxstep_bounds.floor) is shown beside it.",
+        ("results/knapsack/small_pools.csv",),
+        effect="share of runs stopped by eq. (29)'s MAXSTEP before the optimum",
+        title="(29) may provide values that are too small for MAXSTEP",
     ),
     Claim(
         "knapsack.greedy_error",
