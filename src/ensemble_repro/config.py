@@ -799,6 +799,20 @@ def _check_qwyc_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
     return out
 
 
+def _main_among_sensitivity(k: dict, sensitivity: str, main: str) -> list[tuple[list, str]]:
+    """A knapsack sensitivity setting equal to the main value would confirm itself."""
+    return [
+        (
+            ["knapsack", sensitivity, i],
+            f"config value knapsack.{sensitivity}.{i} = {v!r} is the main {main} "
+            f"(knapsack.{main} = {k[main]}), so it would count as its own confirmation. "
+            f"Remove it, or change knapsack.{main}",
+        )
+        for i, v in enumerate(k[sensitivity])
+        if v == k[main]
+    ]
+
+
 def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
     """Knapsack: stopping rules distinct as numbers, cost sensitivity other than the main
     cost, synthetic pools small enough for the stopping rule, MAXSTEP floor within its cap,
@@ -810,14 +824,7 @@ def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]
         return (name, float(level)) if level else (name, None)
 
     out += _normalised_repeats("knapsack.stop_rules", list(k["stop_rules"]), rule)
-    for i, cost in enumerate(k["cost_sensitivity"]):
-        if cost == k["cost"]:
-            msg = (
-                f"config value knapsack.cost_sensitivity.{i} = {cost!r} is the main cost "
-                f"(knapsack.cost = {k['cost']}), so it would count as its own confirmation. "
-                "Remove it, or change knapsack.cost"
-            )
-            out.append((["knapsack", "cost_sensitivity", i], msg))
+    out += _main_among_sensitivity(k, "cost_sensitivity", "cost")
     from .knapsack.beta import MAX_ELL
 
     for i, size in enumerate(k["synthetic"]["sizes"]):
@@ -837,14 +844,7 @@ def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]
             "Lower the floor or raise the cap"
         )
         out.append((["knapsack", "maxstep_bounds"], msg))
-    for i, m in enumerate(k["maxstep_sensitivity"]):
-        if m == k["MAXSTEP"]:
-            msg = (
-                f"config value knapsack.maxstep_sensitivity.{i} = {m} is the main MAXSTEP "
-                f"(knapsack.MAXSTEP = {k['MAXSTEP']}), so it would count as its own "
-                "confirmation. Remove it, or change knapsack.MAXSTEP"
-            )
-            out.append((["knapsack", "maxstep_sensitivity", i], msg))
+    out += _main_among_sensitivity(k, "maxstep_sensitivity", "MAXSTEP")
     adv = k["adversarial"]
     for i, c in enumerate(adv["checkpoints"]):
         if c > adv["evaluations"]:
