@@ -70,5 +70,5 @@ def test_qwyc_claims_name_the_truncated_rows_table(cells, tmp_path):
     _, _, bad = cells
     with pytest.raises(UnreadableFileError, match=rf"cannot read {bad}: .*`rm {bad}`"):
         qwyc_claims.write_claims(
-            [bad], [], [], [], [], tmp_path / "c.csv", qwyc_cfg={}, scale="smoke"
+            [bad], [], [], [], [], [], tmp_path / "c.csv", qwyc_cfg={}, scale="smoke"
         )

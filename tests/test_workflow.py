@@ -167,8 +167,9 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     examples = (logs / "knapsack" / "examples.log").read_text()
     assert "knapsack examples: the adversarial pool's searches (section III)" in examples
     html = (results / "report.html").read_text(errors="ignore")
-    # the front page carries the verdict summary; the verdict page and tables show inline
-    assert "Verdict summary" in html and "Verdicts per paper" in html
+    # the front page carries the scale banner and the verdict summary; the verdict page and
+    # tables show inline
+    assert "decide nothing about the papers" in html and "Verdicts per paper" in html
     for page in [VERDICT_HTML, "results/html/knapsack/selection_summary.html"]:
         start = html.index(f'"{page}": {{')
         mime = html[html.index('"mime_type"', start) :][:40]

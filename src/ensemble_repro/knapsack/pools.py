@@ -222,7 +222,7 @@ def build_pool(
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore", ConvergenceWarning)
     ...     weak, _ = build_pool(X, y, seed=0, member_features=1)
-    >>> weak["features"].str.split().str.len().max()
+    >>> int(weak["features"].str.split().str.len().max())
     1
     """
     X = np.asarray(pd.get_dummies(pd.DataFrame(X), dtype=float), dtype=float)
