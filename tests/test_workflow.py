@@ -166,6 +166,9 @@ def test_smoke_run_produces_every_output_and_the_report(smoke_cores2):
     assert re.search(r"qwyc timing adult: compiled cascades, split 1/\d+ ", timing), timing
     examples = (logs / "knapsack" / "examples.log").read_text()
     assert "knapsack examples: the adversarial pool's searches (section III)" in examples
+    assert re.search(r"knapsack adversarial pool, \d+ seeds of 1/\d+ n = ", examples), examples
+    summary_log = (logs / "knapsack" / "summary.log").read_text()
+    assert "knapsack Beta-model fit (grid bootstrap and its power), pool 1/" in summary_log
     html = (results / "report.html").read_text(errors="ignore")
     # the front page carries the scale banner and the verdict summary; the verdict page and
     # tables show inline

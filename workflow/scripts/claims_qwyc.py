@@ -2,7 +2,8 @@
 
 from ensemble_repro.logs import setup_logging
 
-setup_logging(snakemake.log[0])
+log = setup_logging(snakemake.log[0])
+log.info("qwyc claims: reading the per-test-row tables and deciding each claim")
 
 from ensemble_repro.claims.registry import run_scale  # noqa: E402
 from ensemble_repro.papers.qwyc.claims import write_claims  # noqa: E402

@@ -315,8 +315,13 @@ def beta_fit_table(pool_paths, seed: int, beta_fit: str) -> pd.DataFrame:
     pool's own size does). ``a``, ``b`` are the ``beta_fit`` fit the stopping rule uses. Each
     pool's draws are seeded by ``seed`` and its position.
     """
+    from ...logs import Progress
+
     rows = []
     level = KN_GOF_LEVEL / max(len(pool_paths), 1)
+    progress = Progress(
+        len(pool_paths), "knapsack Beta-model fit (grid bootstrap and its power), pool"
+    )
     for i, path in enumerate(pool_paths):
         pool = pd.read_csv(path)
         p = pool["p"].to_numpy(float)
@@ -343,6 +348,7 @@ def beta_fit_table(pool_paths, seed: int, beta_fit: str) -> pd.DataFrame:
             sizes = [p.size * f for f in KN_GOF_SIZE_MULTIPLES]
             needed = next((k for k in sizes if power_at(k) >= KN_GOF_POWER), 0)
         a, b = fit_beta(np.clip(p, 1e-6, 1 - 1e-6), beta_fit)
+        progress.step(Path(path).stem)
         rows.append(
             {
                 "pool": Path(path).stem,
@@ -440,12 +446,18 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             f"knapsack.adversarial.checkpoints must not exceed knapsack.adversarial.evaluations "
             f"= {budget}; got {adv['checkpoints']}: lower them or raise evaluations"
         )
+    from ...logs import Progress
+
     checkpoints = sorted({int(c) for c in adv["checkpoints"]} | {budget})
     runs = []
+    plans = adversarial_plans(adv)
+    progress = Progress(
+        len(adv["sizes"]) * len(plans), f"knapsack adversarial pool, {adv['n_seeds']} seeds of"
+    )
     for n in adv["sizes"]:
         p, t = adversarial_pool(n, adv["beta"], adv["eps"])
         opt = exhaustive(p, t, 1.0).accuracy
-        for name, sampler, moves in adversarial_plans(adv):
+        for name, sampler, moves in plans:
             opts = search_options(name, cfg, maxstep=budget, sampler=sampler or None)
             if moves:
                 opts["moves"] = moves
@@ -466,6 +478,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                         "evaluations_to_optimum": int(hit[0, 0]) if hit.size else -1,
                     }
                 )
+            progress.step(f"n = {n}, {name} {sampler or moves}")
     runs = pd.DataFrame(runs)
     rates = []
     keys = ["n", "strategy", "sampler", "moves"]

@@ -938,6 +938,13 @@ def timing_job(arrays, sweeps: pd.DataFrame, dataset: str, q: dict, seed: int):
         seen, rows, runs = set(), [], []
         n_splits = n_splits_of(arrays)
         progress = Progress(n_splits, f"qwyc timing {dataset}: compiled cascades, split", log)
+        log.info(
+            "qwyc timing %s: %d runs over %d test rows of each distinct fit's cascades "
+            "(full ensemble, Fan*, QWYC* at each target), split by split",
+            dataset,
+            q["timing"]["runs"],
+            len(X),
+        )
         for split in range(n_splits):
             v = views.view(split, q)
             if v.key in seen:
