@@ -478,7 +478,7 @@ def adversarial(cfg: dict, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                         "evaluations_to_optimum": int(hit[0, 0]) if hit.size else -1,
                     }
                 )
-            progress.step(f"n = {n}, {name} {sampler or moves}")
+            progress.step(f"n = {n}, " + " ".join(x for x in (name, sampler, moves) if x))
     runs = pd.DataFrame(runs)
     rates = []
     keys = ["n", "strategy", "sampler", "moves"]
