@@ -159,6 +159,18 @@ def write_markdown(
     write_text(path, markdown_table(df, title=title, floatfmt=floatfmt))
 
 
+def markdown_cell(text: str) -> str:
+    """``text`` as one Markdown table cell: its line breaks become spaces (a row is one line)
+    and its pipes are escaped.
+
+    Examples
+    --------
+    >>> markdown_cell("two\\nlines | here")
+    'two lines \\\\| here'
+    """
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def markdown_table(df: pd.DataFrame, title: str | None = None, floatfmt: str = ".4g") -> str:
     """A table as GitHub Markdown, floats formatted with ``floatfmt``; a cell's line breaks
     become spaces and its pipes are escaped, so that every row stays one line.
@@ -173,9 +185,7 @@ def markdown_table(df: pd.DataFrame, title: str | None = None, floatfmt: str = "
     """
 
     def fmt(v: Any) -> str:
-        text = format(v, floatfmt) if isinstance(v, float) else str(v)
-        # one line per row, a pipe inside a cell escaped
-        return " ".join(text.split()).replace("|", "\\|")
+        return markdown_cell(format(v, floatfmt) if isinstance(v, float) else str(v))
 
     lines = []
     if title:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .claims.registry import CLAIMS_CSV, TABLE_HTML, VERDICT_HTML, VERDICT_MD, VERDICT_SUMMARY_RST
 from .claims.render import made_at
-from .io import read_json, write_text
+from .io import markdown_cell, read_json, write_text
 from .papers import PAPERS
 from .provenance import sidecar_path
 
@@ -121,8 +121,8 @@ def build_index(
             what = f"provenance of `{made.name}`"
         rule = match.rule if match else "?"
         sections[key].append(
-            f"| `{path.relative_to(root).as_posix()}` | {_cell(what)} | `{rule}` | "
-            f"{_cell(_provenance_summary(path))} |"
+            f"| `{path.relative_to(root).as_posix()}` | {markdown_cell(what)} | `{rule}` | "
+            f"{markdown_cell(_provenance_summary(path))} |"
         )
     claims_csv = root / Path(CLAIMS_CSV).name
     claims = pd.read_csv(claims_csv, keep_default_na=False) if claims_csv.is_file() else None
@@ -155,12 +155,6 @@ def build_index(
                 "",
             ]
     write_text(out_path, "\n".join(lines).rstrip() + "\n")
-
-
-def _cell(text: str) -> str:
-    """``text`` as one Markdown table cell: one line (a rule's docstring spans several), its
-    pipes escaped."""
-    return " ".join(text.split()).replace("|", "\\|")
 
 
 def _strip_title(md: str) -> str:
