@@ -18,7 +18,7 @@ import pandas as pd
 from .claims.registry import CLAIMS_CSV, TABLE_HTML, VERDICT_HTML, VERDICT_MD, VERDICT_SUMMARY_RST
 from .claims.render import made_at
 from .io import markdown_cell, read_json, write_text
-from .papers import PAPERS
+from .paper_loader import PAPERS
 from .provenance import sidecar_path
 
 #: Sections of the index: the prepared data sets, then each paper's outputs.

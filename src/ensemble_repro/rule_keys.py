@@ -16,8 +16,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from .papers import PAPERS
-from .papers.paper import union
+from .paper_loader import PAPERS, union
+
 
 #: Rule -> the config keys its jobs read (a job may read fewer: :func:`job_keys`).
 RULE_KEYS: dict[str, tuple[str, ...]] = {

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from ..papers import CLAIMS, PAPERS
+from ..paper_loader import CLAIMS, PAPERS
 from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED
 
 #: Marker colour and shape of each verdict.

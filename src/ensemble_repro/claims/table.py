@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import ragged_csv
-from ..papers import CLAIMS, PAPERS
+from ..paper_loader import CLAIMS, PAPERS
 from .registry import COLUMNS
 from .rules import INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Interval, flips_in
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from ..papers import PAPERS
+from ..paper_loader import PAPERS
 from .basic import CostFunction, light, negligible
 from .dag import Job
 from .units import UnitCosts
