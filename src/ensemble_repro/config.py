@@ -5,7 +5,8 @@ module checks the same schema first and turns every violation into one sentence 
 key, the bad value, what is expected, and the file (or command-line option) that set it. The
 cross-field rules the schema cannot express (at least one paper switched on, then each
 paper's own) follow in :func:`check_semantics`. :func:`with_papers` adds the plug-in papers a
-config names, with their default values and schema (:func:`schema_with_papers`). ``python -m ensemble_repro.config [OVERLAY...]`` runs the same checks.
+config names, with their default values and schema (:func:`schema_with_papers`).
+``python -m ensemble_repro.config [OVERLAY...]`` runs the same checks.
 
 :func:`load_config` is the one way to read a config outside the workflow: ``config/config.yaml``
 with overlay files such as ``config/smoke.yaml`` merged on top, as Snakemake merges them.
@@ -23,7 +24,6 @@ from typing import Any
 
 import jsonschema
 import yaml
-
 
 
 class ConfigError(ValueError):

@@ -24,14 +24,23 @@ import pkgutil
 import stat
 import sys
 import types
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
 
 from .papers.paper import Paper, union
 
-__all__ = ["CLAIMS", "PAPERS", "PaperError", "check_owner", "load_plugin", "union", "use_plugins"]
+__all__ = [
+    "CLAIMS",
+    "PAPERS",
+    "PaperError",
+    "check_owner",
+    "follow",
+    "load_plugin",
+    "union",
+    "use_plugins",
+]
 
 #: Environment variable naming the plug-in folders in use (a JSON list of absolute paths), set
 #: by :func:`use_plugins` for the processes the workflow starts.
@@ -45,6 +54,8 @@ BUILTIN_PACKAGE = "ensemble_repro.papers"
 PAPERS: dict[str, Paper] = {}
 #: Claim id -> claim, every paper's, in report order.
 CLAIMS: dict = {}
+#: Functions rebuilding tables derived from :data:`PAPERS` (:func:`follow`).
+_FOLLOWERS: list[Callable[[], None]] = []
 
 
 class PaperError(ValueError):
@@ -207,6 +218,18 @@ def _register(papers: Iterable[Paper]) -> None:
     PAPERS.update((p.key, p) for p in ordered)
     CLAIMS.clear()
     CLAIMS.update(claims)
+    for refresh in _FOLLOWERS:
+        refresh()
+
+
+def follow(refresh: Callable[[], None]) -> None:
+    """Call ``refresh`` now and whenever the papers in use change (:func:`use_plugins`).
+
+    A module keeping a table derived from :data:`PAPERS` (a rule -> its keys, say) builds it
+    in ``refresh``, so that it holds the plug-ins added after the module was imported.
+    """
+    _FOLLOWERS.append(refresh)
+    refresh()
 
 
 def _where(paper: Paper) -> str:

@@ -119,9 +119,10 @@ def experiment_on(name):
 
 
 def wanted_datasets():
-    """Prepared data sets the enabled experiments need (names of ensemble_repro.data.load)."""
+    """Prepared data sets the enabled experiments need (names of ensemble_repro.data.load): each
+    paper's ``datasets`` key, when it has one."""
     return prepared_names_for(
-        [d for p in PAPERS if experiment_on(p) for d in config[p]["datasets"]]
+        [d for p in PAPERS if experiment_on(p) for d in config[p].get("datasets", [])]
     )
 
 
