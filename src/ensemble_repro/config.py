@@ -37,9 +37,8 @@ def load_schema(schema_path: str | Path) -> dict:
 
 def with_papers(config: dict) -> dict:
     """Register the plug-in papers the config's ``plugins`` names
-    (:func:`ensemble_repro.paper_loader.use_plugins`), and put each plug-in's default values
-    under its key (below the values the config sets) and its switch
-    ``experiments.<key>`` (on unless the config sets it).
+    (:func:`ensemble_repro.paper_loader.use_plugins`), then put their default values in
+    (:func:`with_plugin_defaults`).
 
     Raises
     ------
@@ -55,10 +54,18 @@ def with_papers(config: dict) -> dict:
             "holding a paper's package (e.g. 'plugins: [../my_paper]')"
         )
     try:
-        papers = use_plugins(folders)
+        use_plugins(folders)
     except PaperError as err:
         raise ConfigError(str(err)) from None
-    for key, paper in papers.items():
+    return with_plugin_defaults(config)
+
+
+def with_plugin_defaults(config: dict) -> dict:
+    """``config`` with each registered plug-in's default values under its key (below the
+    values the config sets) and its switch ``experiments.<key>`` (on unless set)."""
+    from .paper_loader import PAPERS
+
+    for key, paper in PAPERS.items():
         if paper.config_defaults:
             section = config.get(key, {})
             if isinstance(section, Mapping):

@@ -15,12 +15,15 @@ from ensemble_repro.claims.registry import (
     scale_label,
     shipped_scales,
 )
+from ensemble_repro.config import with_plugin_defaults
 from ensemble_repro.rule_keys import verdict_keys
 
 # The scale each paper's claims rows were made at (smoke / quick / paper / custom), told from
 # the config values its verdicts rest on; read by the claims scripts from the environment, not
 # from params, so that a config file changing none of those values reruns no claims job.
-SHIPPED_SCALES = shipped_scales(REPO / "config")
+SHIPPED_SCALES = {
+    scale: with_plugin_defaults(cfg) for scale, cfg in shipped_scales(REPO / "config").items()
+}
 os.environ[SCALE_ENV] = json.dumps(
     {p: scale_label(config, verdict_keys(p, config), SHIPPED_SCALES) for p in PAPERS}
 )
