@@ -45,7 +45,7 @@ __all__ = [
 #: Environment variable naming the plug-in folders in use (a JSON list of absolute paths), set
 #: by :func:`use_plugins` for the processes the workflow starts.
 PLUGINS_ENV = "ENSEMBLE_REPRO_PLUGINS"
-#: The package the plug-ins are imported under: a plug-in folder ``toy`` is ``<this>.toy``.
+#: The package the plug-ins are imported under: a plug-in folder ``my_paper`` is ``<this>.my_paper``.
 PLUGIN_NAMESPACE = "ensemble_repro_plugins"
 #: The package of the built-in papers.
 BUILTIN_PACKAGE = "ensemble_repro.papers"
