@@ -24,6 +24,25 @@ KNAPSACK_POOLS = (
     else []
 )
 KN = "results/knapsack"
+
+
+def knapsack_costs_input(dataset, root, *, needed):
+    """The committed measured costs of one UCI pool (``ensemble_repro.papers.knapsack.measured_costs``):
+    its file when it holds the pool; none when the run does not select with measured times and
+    they were never measured; else the run stops before any job with the command that measures
+    them."""
+    from ensemble_repro.papers.knapsack import measured_costs as kc
+
+    kn = config["knapsack"]
+    key = kc.pool_key(dataset, config["seed"], kn["split"], kn["member_features"].get(dataset))
+    path = kc.costs_path(root, dataset)
+    if kc.has_costs(path, key):
+        return str(path)
+    if not needed:
+        return []
+    raise WorkflowError(kc.missing_message(key, kc.costs_path("", dataset), CONFIG_FILES))
+
+
 # Measured training-time costs: committed under the repository (KNAPSACK_COSTS), read by
 # every pool job and written only by the deliberate knapsack_costs target (make knapsack-costs).
 KN_COSTS_ROOT = REPO
@@ -260,3 +279,31 @@ PAPER_TARGETS["knapsack"] = lambda: (
     if experiment_on("knapsack")
     else []
 )
+
+
+# Its verdicts: results/knapsack/claims.csv (merged by report.smk's paper_vs_ours).
+rule knapsack_claims:
+    """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
+    adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
+    input:
+        **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "small")},
+        beta_fit=KN_TABLE_FILES["beta_fit"],
+        runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
+        votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),
+    output:
+        PAPERS["knapsack"].claims_csv,
+    log:
+        "results/logs/claims/knapsack.log",
+    benchmark:
+        BENCHMARKS["knapsack_claims"]
+    localrule: True
+    conda:
+        LIB_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        cfg=rule_params("knapsack_claims"),
+    script:
+        "../scripts/claims_knapsack.py"
