@@ -132,9 +132,9 @@ def test_a_missing_plugin_folder_is_named(registry, tmp_path):
 def test_a_fourth_paper_is_one_folder(tmp_path):
     """The toy paper, registered by an overlay alone, runs through the DAG, the start-of-run
     estimate, the claims table, the verdict pages and forest plot, a record and its check."""
-    shared = [REPO / "Snakefile", REPO / "Makefile", REPO / "src", REPO / "workflow"]
+    shared = [REPO / p for p in ("Snakefile", "Makefile", "src", "workflow", "config")]
     naming = subprocess.run(
-        ["grep", "-rlw", "--exclude-dir=__pycache__", "toy", *map(str, shared), str(REPO / "config")],
+        ["grep", "-rlw", "--exclude-dir=__pycache__", "toy", *map(str, shared)],
         capture_output=True,
         text=True,
     ).stdout.split()

@@ -342,3 +342,20 @@ def start_of_run():
     of = len(jobs) if pending is not None and len(pending) != len(jobs) else None
     for line in estimate.summary_lines(costs, source, cores, of):
         logger.info(line)
+
+
+def knapsack_costs_input(dataset, root, *, needed):
+    """The committed measured costs of one UCI pool (``ensemble_repro.papers.knapsack.measured_costs``):
+    its file when it holds the pool; none when the run does not select with measured times and
+    they were never measured; else the run stops before any job with the command that measures
+    them."""
+    from ensemble_repro.papers.knapsack import measured_costs as kc
+
+    kn = config["knapsack"]
+    key = kc.pool_key(dataset, config["seed"], kn["split"], kn["member_features"].get(dataset))
+    path = kc.costs_path(root, dataset)
+    if kc.has_costs(path, key):
+        return str(path)
+    if not needed:
+        return []
+    raise WorkflowError(kc.missing_message(key, kc.costs_path("", dataset), CONFIG_FILES))

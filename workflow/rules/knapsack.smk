@@ -26,23 +26,6 @@ KNAPSACK_POOLS = (
 KN = "results/knapsack"
 
 
-def knapsack_costs_input(dataset, root, *, needed):
-    """The committed measured costs of one UCI pool (``ensemble_repro.papers.knapsack.measured_costs``):
-    its file when it holds the pool; none when the run does not select with measured times and
-    they were never measured; else the run stops before any job with the command that measures
-    them."""
-    from ensemble_repro.papers.knapsack import measured_costs as kc
-
-    kn = config["knapsack"]
-    key = kc.pool_key(dataset, config["seed"], kn["split"], kn["member_features"].get(dataset))
-    path = kc.costs_path(root, dataset)
-    if kc.has_costs(path, key):
-        return str(path)
-    if not needed:
-        return []
-    raise WorkflowError(kc.missing_message(key, kc.costs_path("", dataset), CONFIG_FILES))
-
-
 # Measured training-time costs: committed under the repository (KNAPSACK_COSTS), read by
 # every pool job and written only by the deliberate knapsack_costs target (make knapsack-costs).
 KN_COSTS_ROOT = REPO
