@@ -399,7 +399,7 @@ def load_yaml_file(path: str | Path) -> Any:
             0,
             0,
             f"the file holds {type(data).__name__} {data!r:.40}, not a mapping of keys",
-            "A config file maps keys to values, e.g. 'seed: 0' or 'jab: {n_trials: 3}'",
+            "A config file maps keys to values, e.g. 'seed: 0' or 'data: {retries: 5}'",
             what="a usable config",
         )
     return data
@@ -541,9 +541,9 @@ def _resolve(schema: dict, ref: str) -> dict:
 
 #: Hint added when a bad value came from ``--config`` (Snakemake reads nested values as text).
 OVERLAY_HINT = (
-    'Snakemake reads a nested --config value such as jab={"n_trials": 3} as text, so its '
+    'Snakemake reads a nested --config value such as data={"retries": 5} as text, so its '
     "entries arrive as strings: put nested overrides in an overlay config file instead (a YAML "
-    "file with only the keys to change, e.g. 'jab: {n_trials: 3}', given after the base file: "
+    "file with only the keys to change, e.g. 'data: {retries: 5}', given after the base file: "
     "--configfile config/config.yaml my-overlay.yaml; see docs/configuration.md)."
 )
 

@@ -35,7 +35,8 @@ UNTESTED = "Not testable here"
 BAND_COLOUR = "#d9f0d3"
 
 
-#: A paper's forest plot (``paper``: a key of :data:`ensemble_repro.papers.PAPERS`; ``ext``: pdf or png).
+#: A paper's forest plot (``paper``: a key of :data:`ensemble_repro.paper_loader.PAPERS`;
+#: ``ext``: pdf or png).
 FOREST_FIGURE = "results/figures/forest_{paper}.{ext}"
 
 

@@ -38,7 +38,7 @@ def claim_row(
     Parameters
     ----------
     claim_id : str
-        A key of :data:`ensemble_repro.papers.CLAIMS`.
+        A key of :data:`ensemble_repro.paper_loader.CLAIMS`.
     dataset : str
         The data set (or pool, or setting) the row is about.
     ours : str
