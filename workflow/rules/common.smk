@@ -20,6 +20,8 @@ from ensemble_repro.config import (
     with_papers,
 )
 from ensemble_repro.data import DataError, preflight, prepared_names_for
+from ensemble_repro.paper_loader import PAPERS
+from ensemble_repro.rule_keys import BENCHMARKS, FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
 from ensemble_repro.snakemake_guard import check_installed
 
 # Config files are data: Snakemake must have read them with the strict loader (no YTE code).
@@ -62,14 +64,11 @@ def _config_layers():
 apply_env_overrides(config)
 
 # The papers of this run: the built-in ones and the plug-ins named by config key plugins (each
-# with its default values). The modules below list the papers' rules when first imported.
+# with its default values); the tables of rule_keys and the cost registry follow them.
 try:
     with_papers(config)
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
-
-from ensemble_repro.paper_loader import PAPERS
-from ensemble_repro.rule_keys import BENCHMARKS, FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
 
 # Every key in the base config's order: Snakemake puts the overlays' keys first, and a section
 # passed whole to a job's params would then differ with the file that set its values.
