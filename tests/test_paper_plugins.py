@@ -91,6 +91,17 @@ def test_a_group_writable_plugin_file_is_refused_before_it_runs(registry, tmp_pa
     assert f"{paper_loader.PLUGIN_NAMESPACE}.toy_copy" not in sys.modules
 
 
+def test_a_plugin_file_linked_to_a_world_writable_file_is_refused(registry, tmp_path):
+    folder = _copy_toy(tmp_path)
+    outside = tmp_path / "outside.py"
+    outside.write_text("COSTS = {}\n")
+    outside.chmod(0o666)
+    (folder / "cost.py").unlink()
+    (folder / "cost.py").symlink_to(outside)
+    with pytest.raises(paper_loader.PaperError, match=r"cost.py \(mode -rw-rw-rw-\) can be"):
+        paper_loader.use_plugins([folder])
+
+
 @pytest.mark.skipif(os.getuid() != 0, reason="only root can give a file to another user")
 def test_a_plugin_folder_of_another_user_is_refused(registry, tmp_path):
     folder = _copy_toy(tmp_path)

@@ -76,18 +76,20 @@ def builtin_papers() -> list[Paper]:
 
 def check_owner(path: Path) -> None:
     """Refuse ``path`` unless it belongs to the current user or root and only its owner may
-    write it (code loaded from a place others can change would run as the current user)."""
-    info = path.lstat()
+    write it (code loaded from a place others can change would run as the current user). A
+    symbolic link is checked, and so is the file it points to."""
+    link, target = path.lstat(), path.stat()
     uid = os.getuid()
-    if info.st_uid not in (uid, 0):
+    for owner in (link.st_uid, target.st_uid):
+        if owner not in (uid, 0):
+            raise PaperError(
+                f"plug-in path {path} belongs to user id {owner}, not to you (user id {uid}) "
+                f"or root, so its code is not run. Copy the plug-in into a folder of your own, "
+                f"or `chown -R {uid} {path}` if it is yours"
+            )
+    if target.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise PaperError(
-            f"plug-in path {path} belongs to user id {info.st_uid}, not to you (user id {uid}) "
-            f"or root, so its code is not run. Copy the plug-in into a folder of your own, or "
-            f"`chown -R {uid} {path}` if it is yours"
-        )
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise PaperError(
-            f"plug-in path {path} (mode {stat.filemode(info.st_mode)}) can be written by "
+            f"plug-in path {path} (mode {stat.filemode(target.st_mode)}) can be written by "
             f"other users than its owner, so its code is not run. Remove their write access: "
             f"`chmod -R go-w {path}`"
         )
