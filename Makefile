@@ -16,6 +16,9 @@ RESULTS ?= results
 SLICE   ?= all
 NOTES   ?=
 REPLACE ?=
+# The built-in papers: the packages under src/ensemble_repro/papers/ (ensemble_repro.paper_loader).
+BUILTIN_PAPERS := $(sort $(patsubst src/ensemble_repro/papers/%/__init__.py,%,$(wildcard src/ensemble_repro/papers/*/__init__.py)))
+PAPER  ?=
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_STAMP := $(VENV)/.installed-lint
@@ -26,7 +29,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # absolute, so that runs and tests in other directories find it too
 export ENSEMBLE_REPRO_MIRROR := $(if $(MIRROR),$(abspath $(MIRROR)),)
 
-.PHONY: reproduce report test unit lint format docs dist check-config config-readme readme-cost dry-run estimate clean-results jab qwyc knapsack figures data knapsack-costs record record-resume record-readme record-report
+.PHONY: reproduce report test unit lint format docs dist check-config config-readme readme-cost dry-run estimate clean-results paper $(BUILTIN_PAPERS) figures data knapsack-costs record record-resume record-readme record-report
 
 $(STAMP): pyproject.toml src/ensemble_repro/snakemake_guard.py
 	@echo "creating $(VENV) and installing ensemble-repro[workflow,test] (a few minutes the first time)"
@@ -46,8 +49,13 @@ reproduce: check-config
 	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --workflow-profile workflow/profiles/default
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
-## One paper's outputs, every figure, or the prepared data sets.
-jab qwyc knapsack figures data: check-config
+## One paper's outputs and verdicts (`make paper PAPER=<key>`, a plug-in's key too, or
+## `make <key>` for a built-in paper), every figure, or the prepared data sets.
+paper: check-config
+	@test -n "$(PAPER)" || { echo "make paper needs PAPER=<key>: one of $(BUILTIN_PAPERS), or the key of a plug-in CONFIG names" >&2; exit 2; }
+	$(BIN)/snakemake --cores $(CORES) $(PAPER) --configfile $(CONFIG) --workflow-profile workflow/profiles/default
+
+$(BUILTIN_PAPERS) figures data: check-config
 	$(BIN)/snakemake --cores $(CORES) $@ --configfile $(CONFIG) --workflow-profile workflow/profiles/default
 
 ## Measure the knapsack pools' training times (one core, pool_timing_repeats fits per member)

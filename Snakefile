@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -66,31 +66,28 @@ rule all:
 
 
 include: "workflow/rules/data.smk"
-include: "workflow/rules/jab.smk"
-include: "workflow/rules/qwyc.smk"
-include: "workflow/rules/knapsack.smk"
+
+
+# Each paper's rules (a built-in paper's in workflow/rules/<key>.smk, a plug-in's in its folder).
+for _paper in PAPERS.values():
+
+    include: _paper.rules
+
+
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/report.smk"
 
 
-# Targets by paper (`snakemake --cores N jab`, `make jab CONFIG=...`): each paper's final outputs
-# and its verdict rows.
-rule jab:
-    input:
-        paper_targets("jab"),
-        PAPERS["jab"].claims_csv,
+# Targets by paper (`snakemake --cores N <key>`, `make <key> CONFIG=...`): each paper's final
+# outputs and its verdict rows.
+for _paper in PAPERS.values():
 
-
-rule qwyc:
-    input:
-        paper_targets("qwyc"),
-        PAPERS["qwyc"].claims_csv,
-
-
-rule knapsack:
-    input:
-        paper_targets("knapsack"),
-        PAPERS["knapsack"].claims_csv,
+    rule:
+        name:
+            _paper.key
+        input:
+            paper_targets(_paper.key),
+            _paper.claims_csv,
 
 
 rule figures:

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import workflow_helpers
 
-#: Imported by the fork server of workflow_helpers.run, never as a test module.
-collect_ignore = ["snakemake_preload.py"]
+#: Imported by the fork server of workflow_helpers.run, never as a test module; the toy plug-in
+#: paper, imported by the workflow that registers it (its scripts run inside Snakemake jobs).
+collect_ignore = ["snakemake_preload.py", "papers/toy"]
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m selects by marker

@@ -16,7 +16,7 @@ from ensemble_repro.claims.rules import (
     REPRODUCED,
     newcombe_diff,
 )
-from ensemble_repro.papers import CLAIMS
+from ensemble_repro.paper_loader import CLAIMS
 from ensemble_repro.papers.knapsack import cells as kx
 from ensemble_repro.papers.knapsack import claims as kc
 from ensemble_repro.papers.knapsack import margins as mg

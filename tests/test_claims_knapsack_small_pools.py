@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ensemble_repro.claims.rules import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-from ensemble_repro.papers import CLAIMS
+from ensemble_repro.paper_loader import CLAIMS
 from ensemble_repro.papers.knapsack import claims as kc
 from ensemble_repro.papers.knapsack import margins as mg
 

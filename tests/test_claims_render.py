@@ -23,7 +23,7 @@ from ensemble_repro.claims.rules import (
 from ensemble_repro.claims.table import claim_row, claims_frame, untestable
 from ensemble_repro.config import load_config
 from ensemble_repro.io import write_csv
-from ensemble_repro.papers import CLAIMS, PAPERS
+from ensemble_repro.paper_loader import CLAIMS, PAPERS
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -225,7 +225,7 @@ def test_robust_to_counts_only_decided_verdicts():
 
 
 def test_registry_rule_texts_are_written_over_the_margins_the_evaluators_use():
-    from ensemble_repro.papers import CLAIMS
+    from ensemble_repro.paper_loader import CLAIMS
     from ensemble_repro.papers.jab import margins as mg
 
     def has(claim_id, *values):

@@ -22,7 +22,7 @@ from ensemble_repro.claims.rules import (
     Interval,
     wilson,
 )
-from ensemble_repro.papers import CLAIMS
+from ensemble_repro.paper_loader import CLAIMS
 from ensemble_repro.papers.qwyc import cells as ex
 from ensemble_repro.papers.qwyc import claims as cq
 from ensemble_repro.papers.qwyc import margins

@@ -28,7 +28,7 @@ from ensemble_repro.cost.dag import config_jobs
 from ensemble_repro.cost.machine import KERNEL_FAMILIES
 from ensemble_repro.estimate import estimate
 from ensemble_repro.logs import JOB_CPU_SUFFIX
-from ensemble_repro.papers import PAPERS
+from ensemble_repro.paper_loader import PAPERS
 from ensemble_repro.record import files as rec_files
 from ensemble_repro.record.__main__ import main as cli
 

@@ -30,7 +30,7 @@ from workflow_helpers import (
 
 from ensemble_repro.claims.registry import CLAIMS_CSV, VERDICT_HTML, VERDICT_MD
 from ensemble_repro.claims.table import read_claims
-from ensemble_repro.papers import PAPERS
+from ensemble_repro.paper_loader import PAPERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.workflow]
 

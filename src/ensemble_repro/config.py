@@ -3,9 +3,10 @@
 ``snakemake.utils.validate`` reports the first schema violation as a jsonschema dump; this
 module checks the same schema first and turns every violation into one sentence that names the
 key, the bad value, what is expected, and the file (or command-line option) that set it. The
-cross-field rules the schema cannot express (sizes against the data sets of
-:mod:`ensemble_repro.data.registry`, seeds, at least one experiment switched on) follow in
-:func:`check_semantics`. ``python -m ensemble_repro.config [OVERLAY...]`` runs the same checks.
+cross-field rules the schema cannot express (at least one paper switched on, then each
+paper's own) follow in :func:`check_semantics`. :func:`with_papers` adds the plug-in papers a
+config names, with their default values and schema (:func:`schema_with_papers`).
+``python -m ensemble_repro.config [OVERLAY...]`` runs the same checks.
 
 :func:`load_config` is the one way to read a config outside the workflow: ``config/config.yaml``
 with overlay files such as ``config/smoke.yaml`` merged on top, as Snakemake merges them.
@@ -24,8 +25,6 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .data.registry import DATASETS
-
 
 class ConfigError(ValueError):
     """A configuration value is missing, misspelled or out of range."""
@@ -34,6 +33,68 @@ class ConfigError(ValueError):
 def load_schema(schema_path: str | Path) -> dict:
     with open(schema_path, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
+
+
+def with_papers(config: dict) -> dict:
+    """Register the plug-in papers the config's ``plugins`` names
+    (:func:`ensemble_repro.paper_loader.use_plugins`), then put their default values in
+    (:func:`with_plugin_defaults`).
+
+    Raises
+    ------
+    ConfigError
+        When ``plugins`` is not a list of folder names, or a plug-in cannot be used.
+    """
+    from .paper_loader import PaperError, use_plugins
+
+    folders = config.get("plugins", [])
+    if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
+        raise ConfigError(
+            f"config value plugins = {folders!r} is invalid. Expected a list of folders, each "
+            "holding a paper's package (e.g. 'plugins: [../my_paper]')"
+        )
+    try:
+        use_plugins(folders)
+    except PaperError as err:
+        raise ConfigError(str(err)) from None
+    return with_plugin_defaults(config)
+
+
+def with_plugin_defaults(config: dict) -> dict:
+    """``config`` with each registered plug-in's default values under its key (below the
+    values the config sets) and its switch ``experiments.<key>`` (on unless set)."""
+    from .paper_loader import PAPERS
+
+    for key, paper in PAPERS.items():
+        if paper.config_defaults:
+            section = config.get(key, {})
+            if isinstance(section, Mapping):
+                config[key] = merge(load_yaml_file(paper.config_defaults), section)
+            switches = config.setdefault("experiments", {})
+            if isinstance(switches, dict):
+                switches.setdefault(key, True)
+    return config
+
+
+def schema_with_papers(schema: dict) -> dict:
+    """``schema`` with the section and the switch ``experiments.<key>`` of each plug-in paper
+    registered (its ``config_schema`` file)."""
+    import copy
+
+    from .paper_loader import PAPERS
+
+    out = copy.deepcopy(schema)
+    for key, paper in PAPERS.items():
+        if paper.config_schema:
+            out["properties"][key] = load_yaml_file(paper.config_schema)
+            out["required"].append(key)
+            switches = out["properties"]["experiments"]
+            switches["properties"][key] = {
+                "type": "boolean",
+                "description": f"run the experiments of {paper.title} (true/false)",
+            }
+            switches["required"].append(key)
+    return out
 
 
 #: Most nodes a config file may expand to once its aliases are followed (the shipped files
@@ -338,7 +399,7 @@ def load_yaml_file(path: str | Path) -> Any:
             0,
             0,
             f"the file holds {type(data).__name__} {data!r:.40}, not a mapping of keys",
-            "A config file maps keys to values, e.g. 'seed: 0' or 'jab: {n_trials: 3}'",
+            "A config file maps keys to values, e.g. 'seed: 0' or 'data: {retries: 5}'",
             what="a usable config",
         )
     return data
@@ -478,14 +539,11 @@ def _resolve(schema: dict, ref: str) -> dict:
     return node
 
 
-#: Largest seed NumPy's ``RandomState`` and scikit-learn's ``random_state`` accept.
-MAX_SEED = 2**32 - 1
-
 #: Hint added when a bad value came from ``--config`` (Snakemake reads nested values as text).
 OVERLAY_HINT = (
-    'Snakemake reads a nested --config value such as jab={"n_trials": 3} as text, so its '
+    'Snakemake reads a nested --config value such as data={"retries": 5} as text, so its '
     "entries arrive as strings: put nested overrides in an overlay config file instead (a YAML "
-    "file with only the keys to change, e.g. 'jab: {n_trials: 3}', given after the base file: "
+    "file with only the keys to change, e.g. 'data: {retries: 5}', given after the base file: "
     "--configfile config/config.yaml my-overlay.yaml; see docs/configuration.md)."
 )
 
@@ -612,7 +670,7 @@ def validate_config(
     ``source``. Schema violations are reported first; the cross-field checks
     (:func:`check_semantics`) run once the schema holds.
     """
-    schema = load_schema(schema_path)
+    schema = schema_with_papers(load_schema(schema_path))
     validator = _StrictValidator(schema)
     problems = list(_non_finite(dict(config), [], schema))
     bad = {tuple(p) for p, _ in problems}
@@ -638,222 +696,23 @@ def _report(problems, layers: Layers, source: str) -> str:
 
 
 def check_semantics(config: Mapping[str, Any]) -> list[tuple[list, str]]:
-    """Cross-field rules a JSON schema cannot express, as (path, sentence) pairs."""
+    """Cross-field rules a JSON schema cannot express, as (path, sentence) pairs: at least one
+    paper switched on, then each paper's own rules (:attr:`.papers.paper.Paper.check_config`),
+    in report order."""
+    from .paper_loader import PAPERS
+
     out: list[tuple[list, str]] = []
     if not any(config["experiments"].values()):
+        *others, last = [f"experiments.{key}" for key in PAPERS]
+        switches = f"{', '.join(others)} and {last} are all" if others else f"{last} is"
+        example = ", ".join(f"{key}: {str(i == 0).lower()}" for i, key in enumerate(PAPERS))
         msg = (
-            "nothing is switched on: experiments.jab, experiments.qwyc and "
-            "experiments.knapsack are all false, so the run would build nothing. Set at "
-            "least one of them to true (e.g. 'experiments: {jab: true, qwyc: false, "
-            "knapsack: false}')"
+            f"nothing is switched on: {switches} false, so the run would build nothing. Set "
+            f"at least one of them to true (e.g. 'experiments: {{{example}}}')"
         )
         out.append((["experiments"], msg))
-    jab, qwyc, knap = config["jab"], config["qwyc"], config["knapsack"]
-    ratios = jab["main"]["m_ratios"]
-    if jab["timing_m_ratio"] not in ratios:
-        msg = (
-            f"config value jab.timing_m_ratio = {jab['timing_m_ratio']!r} is not one of "
-            f"jab.main.m_ratios {ratios}; the wall-clock tables are read off the main grid"
-        )
-        out.append((["jab", "timing_m_ratio"], msg))
-    n_main = jab["main"]["n"]
-    too_big = [r for r in jab["without_replacement"]["m_ratios"] if round(r * n_main) > n_main - 1]
-    if jab["without_replacement"]["enabled"] and too_big:
-        msg = (
-            f"config value jab.without_replacement.m_ratios has {too_big}, giving m > "
-            f"main.n - 1 = {n_main - 1}: subsampling without replacement then leaves no model "
-            f"out of bag for some point; use m/n below {(n_main - 0.5) / n_main:.3g}"
-        )
-        out.append((["jab", "without_replacement", "m_ratios"], msg))
-    last = jab["trial_seed_base"] + jab["n_trials"] - 1
-    if last > MAX_SEED:
-        msg = (
-            f"config value jab.trial_seed_base = {jab['trial_seed_base']} gives trial seeds "
-            f"up to trial_seed_base + n_trials - 1 = {last}, beyond {MAX_SEED} (2**32 - 1, "
-            f"the largest seed NumPy accepts). Lower jab.trial_seed_base"
-        )
-        out.append((["jab", "trial_seed_base"], msg))
-    grids = [("main", jab["main"])]
-    if jab["fixed_vs_random"].get("enabled", True):
-        grids.append(("fixed_vs_random", jab["fixed_vs_random"]))
-    for grid, g in grids:
-        for name in jab["datasets"]:
-            rows = DATASETS[name].n_rows
-            if g["n"] >= rows:
-                msg = (
-                    f"config value jab.{grid}.n = {g['n']} is too large for the data set "
-                    f"{name}: it has {rows} rows and every trial needs at least one test row "
-                    f"outside the n training rows. Use n <= {rows - 1} or remove {name} "
-                    f"from jab.datasets"
-                )
-                out.append((["jab", grid, "n"], msg))
-    width = DATASETS["nomao"].n_features
-    if "nomao" in qwyc["datasets"] and qwyc["nomao_n_features"] > width:
-        msg = (
-            f"config value qwyc.nomao_n_features = {qwyc['nomao_n_features']} is larger "
-            f"than the {width} features of the data set nomao. Use at most {width}"
-        )
-        out.append((["qwyc", "nomao_n_features"], msg))
-    trees = qwyc["gbt"]["n_estimators"]
-    for i, size in enumerate(qwyc["smaller_ensembles"]):
-        if size > trees:
-            msg = (
-                f"config value qwyc.smaller_ensembles.{i} = {size} is larger than the number "
-                f"of trees T = qwyc.gbt.n_estimators = {trees}, so it cannot be a smaller "
-                f"ensemble. Remove it or raise qwyc.gbt.n_estimators"
-            )
-            out.append((["qwyc", "smaller_ensembles", i], msg))
-    ap = qwyc["approximation"]
-    if ap["n_models"] * ap["trees_per_model"] > trees:
-        msg = (
-            f"config values qwyc.approximation.n_models = {ap['n_models']} and "
-            f"trees_per_model = {ap['trees_per_model']} need {ap['n_models'] * ap['trees_per_model']} "
-            f"trees, more than T = qwyc.gbt.n_estimators = {trees}. Lower either"
-        )
-        out.append((["qwyc", "approximation", "trees_per_model"], msg))
-    out += _check_qwyc_settings(config)
-    out += _check_knapsack_settings(config)
-    select, test = knap["split"]["select"], knap["split"]["test"]
-    if select + test >= 1:
-        msg = (
-            f"config values knapsack.split.select = {select} and knapsack.split.test = "
-            f"{test} add up to {select + test:g}, leaving no rows to train the pool. Make "
-            f"their sum less than 1"
-        )
-        out.append((["knapsack", "split"], msg))
-    return out
-
-
-def _normalised_repeats(key: str, items, normal) -> list[tuple[list, str]]:
-    """Entries of the list ``key`` that are equal once written the same way by ``normal``."""
-    out, seen = [], {}
-    for i, item in enumerate(items):
-        norm = normal(item)
-        if norm in seen:
-            msg = (
-                f"config value {key} lists {items[seen[norm]]!r} (entry {seen[norm]}) and "
-                f"{item!r} (entry {i}), the same setting written twice; each entry becomes "
-                f"rows of a result table, so the rows would be duplicated. Remove entry {i}"
-            )
-            out.append((key.split(".") + [i], msg))
-        else:
-            seen[norm] = i
-    return out
-
-
-def _rate(setting: str) -> float:
-    return float(setting.removeprefix("learning_rate_"))
-
-
-def _check_qwyc_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
-    """QWYC: a max_depth per data set in use, Fan* among the sweeps, sensitivity settings
-    distinct (as numbers too), each a rate of qwyc.gbt.learning_rates or a switch other than
-    the main setting."""
-    q, out = config["qwyc"], []
-    depth = q["gbt"]["max_depth"]
-    missing = [d for d in q["datasets"] if d not in depth]
-    if config["experiments"]["qwyc"] and missing:
-        msg = (
-            f"config value qwyc.gbt.max_depth = {dict(depth)!r} has no depth for "
-            f"{', '.join(missing)} (in qwyc.datasets). Add it, e.g. 'max_depth: "
-            "{adult: 5, nomao: 9}' (the paper's depths)"
-        )
-        out.append((["qwyc", "gbt", "max_depth"], msg))
-    from .papers.qwyc.names import FAN_STAR, qwyc_method_names
-
-    if config["experiments"]["qwyc"] and FAN_STAR not in qwyc_method_names(q):
-        msg = (
-            f"config value qwyc.fan.orderings = {list(q['fan']['orderings'])!r} lacks "
-            "individual_mse: Fan* (Fan et al. on the individual-MSE ordering) is the baseline "
-            "of the QWYC timing table and claims. Add individual_mse to qwyc.fan.orderings"
-        )
-        out.append((["qwyc", "fan", "orderings"], msg))
-    settings = list(q["sensitivity"])
-    rates = [float(r) for r in q["gbt"]["learning_rates"]]
-    out += _normalised_repeats(
-        "qwyc.sensitivity", settings, lambda s: _rate(s) if s.startswith("learning_rate_") else s
-    )
-    main = {
-        "fit_on_": q["fit_on"],
-        "budget_rule_": q["budget_rule"],
-        "fan_score_": q["fan"]["score"],
-    }
-    main_key = {"fit_on_": "fit_on", "budget_rule_": "budget_rule", "fan_score_": "fan.score"}
-    for i, s in enumerate(settings):
-        if s.startswith("learning_rate_") and _rate(s) not in rates:
-            msg = (
-                f"config value qwyc.sensitivity.{i} = {s!r} names the learning rate "
-                f"{_rate(s):g}, which is not in qwyc.gbt.learning_rates = {rates} (only those "
-                f"rates are refitted). Use one of "
-                f"{', '.join(f'learning_rate_{r:g}' for r in rates)}"
-            )
-            out.append((["qwyc", "sensitivity", i], msg))
-        for prefix, value in main.items():
-            if s == f"{prefix}{value}":
-                msg = (
-                    f"config value qwyc.sensitivity.{i} = {s!r} is the main setting "
-                    f"(qwyc.{main_key[prefix]} = {value}), so it would count as its own "
-                    "confirmation. Remove it, or change the main setting"
-                )
-                out.append((["qwyc", "sensitivity", i], msg))
-    return out
-
-
-def _main_among_sensitivity(k: dict, sensitivity: str, main: str) -> list[tuple[list, str]]:
-    """A knapsack sensitivity setting equal to the main value would confirm itself."""
-    return [
-        (
-            ["knapsack", sensitivity, i],
-            f"config value knapsack.{sensitivity}.{i} = {v!r} is the main {main} "
-            f"(knapsack.{main} = {k[main]}), so it would count as its own confirmation. "
-            f"Remove it, or change knapsack.{main}",
-        )
-        for i, v in enumerate(k[sensitivity])
-        if v == k[main]
-    ]
-
-
-def _check_knapsack_settings(config: Mapping[str, Any]) -> list[tuple[list, str]]:
-    """Knapsack: stopping rules distinct as numbers, cost sensitivity other than the main
-    cost, synthetic pools small enough for the stopping rule, MAXSTEP floor within its cap,
-    checkpoints within the evaluations."""
-    k, out = config["knapsack"], []
-
-    def rule(spec):
-        name, _, level = spec.partition("@")
-        return (name, float(level)) if level else (name, None)
-
-    out += _normalised_repeats("knapsack.stop_rules", list(k["stop_rules"]), rule)
-    out += _main_among_sensitivity(k, "cost_sensitivity", "cost")
-    from .knapsack.beta import MAX_ELL
-
-    for i, size in enumerate(k["synthetic"]["sizes"]):
-        if size > MAX_ELL:
-            msg = (
-                f"config value knapsack.synthetic.sizes.{i} = {size} is above {MAX_ELL} "
-                "(ensemble_repro.knapsack.MAX_ELL), the largest ensemble whose stopping rule "
-                f"the run computes (its exact moments take O(size^3) time and O(size^2) "
-                f"memory). Use sizes up to {MAX_ELL}"
-            )
-            out.append((["knapsack", "synthetic", "sizes", i], msg))
-    bounds = k["maxstep_bounds"]
-    if bounds["floor"] > bounds["cap"]:
-        msg = (
-            f"config value knapsack.maxstep_bounds.floor = {bounds['floor']} is above "
-            f"knapsack.maxstep_bounds.cap = {bounds['cap']}, so no MAXSTEP satisfies both. "
-            "Lower the floor or raise the cap"
-        )
-        out.append((["knapsack", "maxstep_bounds"], msg))
-    out += _main_among_sensitivity(k, "maxstep_sensitivity", "MAXSTEP")
-    adv = k["adversarial"]
-    for i, c in enumerate(adv["checkpoints"]):
-        if c > adv["evaluations"]:
-            msg = (
-                f"config value knapsack.adversarial.checkpoints.{i} = {c} is above "
-                f"knapsack.adversarial.evaluations = {adv['evaluations']}, the evaluations "
-                "every search gets, so it would never be reached. Lower it or raise evaluations"
-            )
-            out.append((["knapsack", "adversarial", "checkpoints", i], msg))
+    for paper in PAPERS.values():
+        out += paper.check_config(config)
     return out
 
 
@@ -895,6 +754,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config: dict = {}
         for _, data in layers:
             merge(config, data)
+        with_papers(config)
         validate_config(
             apply_env_overrides(config), args.schema, source=layers[-1][0], layers=layers
         )

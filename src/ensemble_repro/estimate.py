@@ -39,7 +39,7 @@ from .cost.schedule import load_profile, local_wall, slurm_wall
 from .cost.units import UnitCosts
 from .io import MarkerError, replace_marked_block
 from .logs import JOB_CPU_SUFFIX
-from .papers import PAPERS
+from .paper_loader import PAPERS
 from .rule_keys import BENCHMARKS
 
 #: Marker lines around README.md's cost table (:func:`readme_cost_table`).

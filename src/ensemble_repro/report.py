@@ -18,11 +18,16 @@ import pandas as pd
 from .claims.registry import CLAIMS_CSV, TABLE_HTML, VERDICT_HTML, VERDICT_MD, VERDICT_SUMMARY_RST
 from .claims.render import made_at
 from .io import markdown_cell, read_json, write_text
-from .papers import PAPERS
+from .paper_loader import PAPERS
 from .provenance import sidecar_path
 
-#: Sections of the index: the prepared data sets, then each paper's outputs.
-SECTIONS = {"data": "Prepared data sets", **{key: p.title for key, p in PAPERS.items()}}
+
+def sections() -> dict[str, str]:
+    """Sections of the index (key -> title): the prepared data sets, then each paper's
+    outputs."""
+    return {"data": "Prepared data sets", **{key: p.title for key, p in PAPERS.items()}}
+
+
 #: Folders of results/ that hold bookkeeping (or HTML views of tables) rather than results.
 SKIPPED_DIRS = {"logs", "benchmarks", Path(TABLE_HTML).parts[1]}
 #: Top-level files the index names in its introduction instead of listing them.
@@ -108,19 +113,20 @@ def build_index(
     and the scales and dates the verdicts (``results/claims.csv``) were made at."""
     root = Path(results_dir)
     compiled = [(p, p.regex()) for p in patterns]
-    sections: dict[str, list[str]] = {k: [] for k in SECTIONS}
+    titles = sections()
+    rows: dict[str, list[str]] = {k: [] for k in titles}
     for path in result_files(root):
         sidecar = path.name.endswith(".provenance.json")
         # a sidecar names its table (X.csv and X.md share X.provenance.json)
         made = path.with_name(read_json(path)["table"]) if sidecar else path
         match = next((p for p, rx in compiled if rx.search(made.as_posix())), None)
         key = path.relative_to(root).parts[0]
-        key = key if key in sections else "data"
+        key = key if key in rows else "data"
         what = (caption_title(match.caption) or (match.doc or "").strip()) if match else ""
         if sidecar:
             what = f"provenance of `{made.name}`"
         rule = match.rule if match else "?"
-        sections[key].append(
+        rows[key].append(
             f"| `{path.relative_to(root).as_posix()}` | {markdown_cell(what)} | `{rule}` | "
             f"{markdown_cell(_provenance_summary(path))} |"
         )
@@ -136,8 +142,8 @@ def build_index(
         + (f" (made at: {'; '.join(made_at(claims))})." if claims is not None else "."),
         "",
     ]
-    for key, title in SECTIONS.items():
-        if not sections[key]:
+    for key, title in titles.items():
+        if not rows[key]:
             continue
         lines += [
             f"## {title}",
@@ -145,7 +151,7 @@ def build_index(
             "| file | regenerates | rule | provenance |",
             "|---|---|---|---|",
         ]
-        lines += sections[key] + [""]
+        lines += rows[key] + [""]
         pvo = paper_vs_ours.get(key)
         if pvo and Path(pvo).exists():
             lines += [

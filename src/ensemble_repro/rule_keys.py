@@ -6,7 +6,8 @@ when, and only when, a value it reads changes. A dotted key names a value or a w
 (``knapsack.sa``); ``{qwyc_data}`` stands for the job's data set. Table rules list the keys of
 the rules upstream of them too, so that their provenance sidecars (written from these params)
 name everything that made the table. Each paper's lists live in its package
-(``ensemble_repro.papers.<paper>.keys``, gathered through :data:`ensemble_repro.papers.PAPERS`);
+(``ensemble_repro.papers.<paper>.keys``, gathered through :data:`ensemble_repro.paper_loader.PAPERS`,
+and again whenever plug-in papers are added);
 the data and report stages' are here. ``tests/test_rerun_triggers.py`` checks these lists
 against dry runs for every key of the smoke config.
 """
@@ -16,53 +17,75 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from .papers import PAPERS
-from .papers.paper import union
+from .paper_loader import PAPERS, follow, union
 
 #: Rule -> the config keys its jobs read (a job may read fewer: :func:`job_keys`).
-RULE_KEYS: dict[str, tuple[str, ...]] = {
-    "fetch": (),
-    "prepare": (),
-    **{rule: keys for p in PAPERS.values() for rule, keys in p.rule_keys.items()},
-    "paper_vs_ours": (),
-    "verdict_forest": (),
-    "results_index": (),
-}
+RULE_KEYS: dict[str, tuple[str, ...]] = {}
 #: Keys only some jobs of a rule read: key -> (wildcard, test of its value).
-_ONLY_WHEN = {k: when for p in PAPERS.values() for k, when in p.only_when.items()}
+_ONLY_WHEN: dict = {}
 
 #: Keys read only to build the job list: changing one adds or removes jobs (and reruns the
 #: jobs that gather them), and reruns no existing job of a rule that does not read it.
-DAG_KEYS = (
-    *(f"experiments.{p}" for p in PAPERS),
-    "data.require_all",
-    *(k for p in PAPERS.values() for k in p.dag_keys),
-)
+DAG_KEYS: tuple[str, ...] = ()
 
 #: Rules with params derived from the job list (J+aB figure ids and missing data sets, the
 #: papers run, the output catalogue of the results index): a DAG key may change them.
-DAG_PARAM_RULES = (
-    *(r for p in PAPERS.values() for r in p.dag_param_rules),
-    "paper_vs_ours",
-    "results_index",
-)
+DAG_PARAM_RULES: tuple[str, ...] = ()
 
 #: Each paper's claims rule and every rule whose outputs its verdicts are computed from
 #: (``tests/test_hardening_scale.py`` checks them against the rule graph): the keys they read
 #: make the verdicts' scale label (:func:`verdict_keys`).
-VERDICT_RULES = {key: p.verdict_rules for key, p in PAPERS.items()}
+VERDICT_RULES: dict[str, tuple[str, ...]] = {}
 
 #: The ``benchmark:`` file of each rule that runs a script, formatted with the job's wildcards
 #: (the rules take it from here; ``ensemble_repro.estimate`` reads the measured CPU time back).
-BENCHMARKS = {
-    "fetch": "results/benchmarks/data/fetch/{group}/{filename}.tsv",
-    "prepare": "results/benchmarks/data/prepare/{name}.tsv",
-    **{rule: path for p in PAPERS.values() for rule, path in p.benchmarks.items()},
-    "verdict_forest": "results/benchmarks/claims/forest_{paper}.tsv",
-    "table_html": "results/benchmarks/claims/table_html.tsv",
-    "paper_vs_ours": "results/benchmarks/report/paper_vs_ours.tsv",
-    "results_index": "results/benchmarks/report/results_index.tsv",
-}
+BENCHMARKS: dict[str, str] = {}
+
+
+def _tables() -> None:
+    """The tables above from the papers in use (:func:`.paper_loader.follow`), in place."""
+    global DAG_KEYS, DAG_PARAM_RULES
+    papers = PAPERS.values()
+    RULE_KEYS.clear()
+    RULE_KEYS.update(
+        {
+            "fetch": (),
+            "prepare": (),
+            **{rule: keys for p in papers for rule, keys in p.rule_keys.items()},
+            "paper_vs_ours": (),
+            "verdict_forest": (),
+            "results_index": (),
+        }
+    )
+    _ONLY_WHEN.clear()
+    _ONLY_WHEN.update({k: when for p in papers for k, when in p.only_when.items()})
+    DAG_KEYS = (
+        *(f"experiments.{p}" for p in PAPERS),
+        "data.require_all",
+        *(k for p in papers for k in p.dag_keys),
+    )
+    DAG_PARAM_RULES = (
+        *(r for p in papers for r in p.dag_param_rules),
+        "paper_vs_ours",
+        "results_index",
+    )
+    VERDICT_RULES.clear()
+    VERDICT_RULES.update({key: p.verdict_rules for key, p in PAPERS.items()})
+    BENCHMARKS.clear()
+    BENCHMARKS.update(
+        {
+            "fetch": "results/benchmarks/data/fetch/{group}/{filename}.tsv",
+            "prepare": "results/benchmarks/data/prepare/{name}.tsv",
+            **{rule: path for p in papers for rule, path in p.benchmarks.items()},
+            "verdict_forest": "results/benchmarks/claims/forest_{paper}.tsv",
+            "table_html": "results/benchmarks/claims/table_html.tsv",
+            "paper_vs_ours": "results/benchmarks/report/paper_vs_ours.tsv",
+            "results_index": "results/benchmarks/report/results_index.tsv",
+        }
+    )
+
+
+follow(_tables)
 
 #: How raw files are fetched. Every file is checked against its pinned sha256, so these
 #: change no result and rerun nothing; the fetch jobs read them from the environment

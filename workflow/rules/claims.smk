@@ -1,7 +1,8 @@
-# Claims stage: each paper's claims judged from its result tables (results/<paper>/claims.csv;
-# each paper's registry and evaluator in ensemble_repro.papers.<paper>, the shared rules in
-# ensemble_repro.claims), then merged by report.smk's paper_vs_ours rule into
-# results/claims.csv and the verdict pages. A paper switched off keeps its earlier claims file,
+# Claims stage, shared part: each paper's claims rule (in its own rules file) judges its claims
+# from its result tables into results/<paper>/claims.csv (its registry and evaluator in its
+# package, the shared rules in ensemble_repro.claims); here each paper's forest plot and the
+# result tables' HTML renderings; report.smk's paper_vs_ours rule then merges the claims files
+# into results/claims.csv and the verdict pages. A paper switched off keeps its earlier claims file,
 # whose rows carry the scale and date they were made at.
 
 from ensemble_repro.claims.forest import FOREST_FIGURE
@@ -15,106 +16,18 @@ from ensemble_repro.claims.registry import (
     scale_label,
     shipped_scales,
 )
+from ensemble_repro.config import with_plugin_defaults
 from ensemble_repro.rule_keys import verdict_keys
 
 # The scale each paper's claims rows were made at (smoke / quick / paper / custom), told from
 # the config values its verdicts rest on; read by the claims scripts from the environment, not
 # from params, so that a config file changing none of those values reruns no claims job.
-SHIPPED_SCALES = shipped_scales(REPO / "config")
+SHIPPED_SCALES = {
+    scale: with_plugin_defaults(cfg) for scale, cfg in shipped_scales(REPO / "config").items()
+}
 os.environ[SCALE_ENV] = json.dumps(
     {p: scale_label(config, verdict_keys(p, config), SHIPPED_SCALES) for p in PAPERS}
 )
-
-
-rule jab_claims:
-    """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials,
-    each with its robustness to the aggregation and to sampling without replacement."""
-    input:
-        main=f"{JR}/main.csv",
-        jplus=f"{JR}/jplus.csv",
-        fvr=f"{JR}/fixed_vs_random.csv",
-        wor=f"{JR}/without_replacement.csv",
-    output:
-        claims=PAPERS["jab"].claims_csv,
-        page=f"{JR}/paper_vs_ours.md",
-    log:
-        "results/logs/claims/jab.log",
-    benchmark:
-        BENCHMARKS["jab_claims"]
-    localrule: True
-    conda:
-        LIB_ENV
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        cfg=rule_params("jab_claims"),
-        missing=JAB_MISSING,
-    script:
-        "../scripts/claims_jab.py"
-
-
-rule qwyc_claims:
-    """Verdicts on the QWYC claims from each data set's per-test-row tables, bootstrap refits,
-    timing runs and sensitivity settings."""
-    input:
-        rows=[
-            f"{QR}/{d}/rows/{m}.parquet"
-            for d in QWYC_DATASETS
-            for m in QWYC_METHODS + [SMALLER_SAME_LR]
-        ],
-        refits=[f"{QR}/{d}/refits.csv" for d in QWYC_DATASETS],
-        approximation=[f"{QR}/{d}/approximation.csv" for d in QWYC_DATASETS],
-        timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
-        timing_runs=[f"{QR}/{d}/timing_runs.csv" for d in QWYC_DATASETS],
-        sensitivity=[
-            f"{QR}/{d}/rows/sensitivity_{s}.parquet" for d in QWYC_DATASETS for s in QWYC_SENS
-        ],
-    output:
-        PAPERS["qwyc"].claims_csv,
-    log:
-        "results/logs/claims/qwyc.log",
-    benchmark:
-        BENCHMARKS["qwyc_claims"]
-    localrule: True
-    conda:
-        LIB_ENV
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=5,
-    params:
-        cfg=rule_params("qwyc_claims"),
-    script:
-        "../scripts/claims_qwyc.py"
-
-
-rule knapsack_claims:
-    """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
-    adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
-    input:
-        **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "small")},
-        beta_fit=KN_TABLE_FILES["beta_fit"],
-        runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
-        votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),
-    output:
-        PAPERS["knapsack"].claims_csv,
-    log:
-        "results/logs/claims/knapsack.log",
-    benchmark:
-        BENCHMARKS["knapsack_claims"]
-    localrule: True
-    conda:
-        LIB_ENV
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        cfg=rule_params("knapsack_claims"),
-    script:
-        "../scripts/claims_knapsack.py"
 
 
 rule verdict_forest:

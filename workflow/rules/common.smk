@@ -17,9 +17,10 @@ from ensemble_repro.config import (
     load_yaml_file,
     ordered_like,
     validate_config,
+    with_papers,
 )
 from ensemble_repro.data import DataError, preflight, prepared_names_for
-from ensemble_repro.papers import PAPERS
+from ensemble_repro.paper_loader import PAPERS
 from ensemble_repro.rule_keys import BENCHMARKS, FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
 from ensemble_repro.snakemake_guard import check_installed
 
@@ -62,6 +63,13 @@ def _config_layers():
 # $ENSEMBLE_REPRO_MIRROR overrides data.mirror (the Makefile's MIRROR= sets it).
 apply_env_overrides(config)
 
+# The papers of this run: the built-in ones and the plug-ins named by config key plugins (each
+# with its default values); the tables of rule_keys and the cost registry follow them.
+try:
+    with_papers(config)
+except ConfigError as err:
+    raise WorkflowError(str(err)) from None
+
 # Every key in the base config's order: Snakemake puts the overlays' keys first, and a section
 # passed whole to a job's params would then differ with the file that set its values.
 _LAYERS = _config_layers()
@@ -73,7 +81,6 @@ try:
     validate_config(config, workflow.source_path(SCHEMA), source=_config_source(), layers=_LAYERS)
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
-validate(config, SCHEMA)
 
 
 def config_params(*keys):
@@ -111,9 +118,10 @@ def experiment_on(name):
 
 
 def wanted_datasets():
-    """Prepared data sets the enabled experiments need (names of ensemble_repro.data.load)."""
+    """Prepared data sets the enabled experiments need (names of ensemble_repro.data.load): each
+    paper's ``datasets`` key, when it has one."""
     return prepared_names_for(
-        [d for p in PAPERS if experiment_on(p) for d in config[p]["datasets"]]
+        [d for p in PAPERS if experiment_on(p) for d in config[p].get("datasets", [])]
     )
 
 

@@ -265,3 +265,33 @@ rule jab_tables:
         missing=JAB_MISSING,
     script:
         "../scripts/jab_tables.py"
+
+
+# Its verdicts: results/jab/claims.csv (merged by report.smk's paper_vs_ours).
+rule jab_claims:
+    """Verdicts on the J+aB claims (coverage, widths, fixed vs random B, cost) over the trials,
+    each with its robustness to the aggregation and to sampling without replacement."""
+    input:
+        main=f"{JR}/main.csv",
+        jplus=f"{JR}/jplus.csv",
+        fvr=f"{JR}/fixed_vs_random.csv",
+        wor=f"{JR}/without_replacement.csv",
+    output:
+        claims=PAPERS["jab"].claims_csv,
+        page=f"{JR}/paper_vs_ours.md",
+    log:
+        "results/logs/claims/jab.log",
+    benchmark:
+        BENCHMARKS["jab_claims"]
+    localrule: True
+    conda:
+        LIB_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        cfg=rule_params("jab_claims"),
+        missing=JAB_MISSING,
+    script:
+        "../scripts/claims_jab.py"

@@ -24,6 +24,8 @@ KNAPSACK_POOLS = (
     else []
 )
 KN = "results/knapsack"
+
+
 # Measured training-time costs: committed under the repository (KNAPSACK_COSTS), read by
 # every pool job and written only by the deliberate knapsack_costs target (make knapsack-costs).
 KN_COSTS_ROOT = REPO
@@ -260,3 +262,31 @@ PAPER_TARGETS["knapsack"] = lambda: (
     if experiment_on("knapsack")
     else []
 )
+
+
+# Its verdicts: results/knapsack/claims.csv (merged by report.smk's paper_vs_ours).
+rule knapsack_claims:
+    """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
+    adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
+    input:
+        **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "small")},
+        beta_fit=KN_TABLE_FILES["beta_fit"],
+        runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
+        votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),
+    output:
+        PAPERS["knapsack"].claims_csv,
+    log:
+        "results/logs/claims/knapsack.log",
+    benchmark:
+        BENCHMARKS["knapsack_claims"]
+    localrule: True
+    conda:
+        LIB_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        cfg=rule_params("knapsack_claims"),
+    script:
+        "../scripts/claims_knapsack.py"

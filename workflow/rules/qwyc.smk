@@ -315,3 +315,39 @@ rule qwyc_paper_vs_ours:
         cfg=rule_params("qwyc_paper_vs_ours"),
     script:
         "../scripts/qwyc_paper_vs_ours.py"
+
+
+# Its verdicts: results/qwyc/claims.csv (merged by report.smk's paper_vs_ours).
+rule qwyc_claims:
+    """Verdicts on the QWYC claims from each data set's per-test-row tables, bootstrap refits,
+    timing runs and sensitivity settings."""
+    input:
+        rows=[
+            f"{QR}/{d}/rows/{m}.parquet"
+            for d in QWYC_DATASETS
+            for m in QWYC_METHODS + [SMALLER_SAME_LR]
+        ],
+        refits=[f"{QR}/{d}/refits.csv" for d in QWYC_DATASETS],
+        approximation=[f"{QR}/{d}/approximation.csv" for d in QWYC_DATASETS],
+        timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
+        timing_runs=[f"{QR}/{d}/timing_runs.csv" for d in QWYC_DATASETS],
+        sensitivity=[
+            f"{QR}/{d}/rows/sensitivity_{s}.parquet" for d in QWYC_DATASETS for s in QWYC_SENS
+        ],
+    output:
+        PAPERS["qwyc"].claims_csv,
+    log:
+        "results/logs/claims/qwyc.log",
+    benchmark:
+        BENCHMARKS["qwyc_claims"]
+    localrule: True
+    conda:
+        LIB_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        cfg=rule_params("qwyc_claims"),
+    script:
+        "../scripts/claims_qwyc.py"

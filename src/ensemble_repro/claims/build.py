@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..papers import PAPERS
+from ..paper_loader import PAPERS
 from .registry import PAPER_RECORD
 from .render import summary_rst, verdict_html, verdict_markdown
 from .table import claims_frame, merge_claims

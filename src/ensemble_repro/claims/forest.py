@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from ..papers import CLAIMS, PAPERS
+from ..paper_loader import CLAIMS, PAPERS
 from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED
 
 #: Marker colour and shape of each verdict.
@@ -35,7 +35,8 @@ UNTESTED = "Not testable here"
 BAND_COLOUR = "#d9f0d3"
 
 
-#: A paper's forest plot (``paper``: a key of :data:`ensemble_repro.papers.PAPERS`; ``ext``: pdf or png).
+#: A paper's forest plot (``paper``: a key of :data:`ensemble_repro.paper_loader.PAPERS`;
+#: ``ext``: pdf or png).
 FOREST_FIGURE = "results/figures/forest_{paper}.{ext}"
 
 

@@ -11,12 +11,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..papers import PAPERS
+from ..paper_loader import PAPERS
 from .registry import PAPER_RECORD, PAPER_SCALE, VERDICT_MD
 from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, VERDICTS
 
-#: Paper key -> title, in report order.
-_TITLES = {key: p.title for key, p in PAPERS.items()}
+
+def _titles() -> dict[str, str]:
+    """Paper key -> title, in report order."""
+    return {key: p.title for key, p in PAPERS.items()}
+
 
 _CSS = (
     "body{font-family:sans-serif;font-size:13px;margin:1em}"
@@ -78,7 +81,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per paper: how many claim rows got each verdict (with how many of them are fragile),
     with the scale(s) and date(s) made at."""
     rows = []
-    for paper, title in _TITLES.items():
+    for paper, title in _titles().items():
         sub = df[df["paper"] == paper]
         if not len(sub):
             continue
@@ -129,7 +132,7 @@ def verdict_markdown(
         "",
     ]
     lines += _md_table(summary(df)) + [""]
-    for paper, title in _TITLES.items():
+    for paper, title in _titles().items():
         sub = df[df["paper"] == paper]
         if not len(sub):
             continue
@@ -215,7 +218,7 @@ def verdict_html(df: pd.DataFrame, forests: Mapping[str, Path] | None = None) ->
         "scale",
         "made_on",
     ]
-    for paper, title in _TITLES.items():
+    for paper, title in _titles().items():
         sub = df[df["paper"] == paper]
         if not len(sub):
             continue

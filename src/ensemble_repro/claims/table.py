@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import ragged_csv
-from ..papers import CLAIMS, PAPERS
+from ..paper_loader import CLAIMS, PAPERS
 from .registry import COLUMNS
 from .rules import INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Interval, flips_in
 
@@ -38,7 +38,7 @@ def claim_row(
     Parameters
     ----------
     claim_id : str
-        A key of :data:`ensemble_repro.papers.CLAIMS`.
+        A key of :data:`ensemble_repro.paper_loader.CLAIMS`.
     dataset : str
         The data set (or pool, or setting) the row is about.
     ours : str

@@ -12,27 +12,44 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from ..papers import PAPERS
+from ..paper_loader import PAPERS, follow
 from .basic import CostFunction, light, negligible
 from .dag import Job
 from .units import UnitCosts
 
 #: Part of the run -> its rules' cost functions. A paper's part holds its claims job; the
 #: report part the target rules (``all`` and the per-paper targets of the Snakefile).
-PARTS: dict[str, dict[str, CostFunction]] = {
-    "data": dict.fromkeys(("fetch", "prepare"), light),
-    **{key: paper.costs() for key, paper in PAPERS.items()},
-    "report": {
-        **dict.fromkeys(("table_html", "verdict_forest", "paper_vs_ours", "results_index"), light),
-        **dict.fromkeys(("all", "data", *PAPERS, "figures"), negligible),
-    },
-}
+PARTS: dict[str, dict[str, CostFunction]] = {}
 #: Rule -> unit cost of the start of its jobs that runs on one thread (threaded rules).
-SERIAL_UNITS: dict[str, str] = {r: u for p in PAPERS.values() for r, u in p.serial_units().items()}
+SERIAL_UNITS: dict[str, str] = {}
 #: Rule -> (part of the run, cost function).
-RULES: dict[str, tuple[str, CostFunction]] = {
-    rule: (part, cost) for part, costs in PARTS.items() for rule, cost in costs.items()
-}
+RULES: dict[str, tuple[str, CostFunction]] = {}
+
+
+def _tables() -> None:
+    """The tables above from the papers in use (:func:`..paper_loader.follow`), in place."""
+    PARTS.clear()
+    PARTS.update(
+        {
+            "data": dict.fromkeys(("fetch", "prepare"), light),
+            **{key: paper.costs() for key, paper in PAPERS.items()},
+            "report": {
+                **dict.fromkeys(
+                    ("table_html", "verdict_forest", "paper_vs_ours", "results_index"), light
+                ),
+                **dict.fromkeys(("all", "data", *PAPERS, "figures"), negligible),
+            },
+        }
+    )
+    SERIAL_UNITS.clear()
+    SERIAL_UNITS.update({r: u for p in PAPERS.values() for r, u in p.serial_units().items()})
+    RULES.clear()
+    RULES.update(
+        {rule: (part, cost) for part, costs in PARTS.items() for rule, cost in costs.items()}
+    )
+
+
+follow(_tables)
 
 
 def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:

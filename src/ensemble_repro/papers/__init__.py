@@ -1,17 +1,7 @@
-"""The pipeline layer of each paper, one package per paper, and the list of them.
+"""The pipeline layer of each built-in paper, one package per paper.
 
-:data:`PAPERS` (in the order of every report) is what the workflow, the cost estimate, the
-report and the claims loop over; each entry is a :class:`.paper.Paper` declared in its package
-(:mod:`.jab`, :mod:`.qwyc`, :mod:`.knapsack`), which also holds the paper's experiment cells,
-figures and tables, claims and their evaluator, and the cost of its jobs.
+Each subpackage that defines ``PAPER`` (a :class:`.paper.Paper`) is a paper; it also holds the
+paper's experiment cells, figures and tables, claims and their evaluator, config checks and the
+cost of its jobs. :mod:`ensemble_repro.paper_loader` finds them (with the plug-ins a config
+names) and lists them in report order: no list of papers is kept here.
 """
-
-from . import jab, knapsack, qwyc
-from .paper import Paper
-
-#: Key -> paper, in report order.
-PAPERS: dict[str, Paper] = {p.key: p for p in (jab.PAPER, qwyc.PAPER, knapsack.PAPER)}
-#: Claim id -> claim, every paper's, in report order.
-CLAIMS = {c.id: c for p in PAPERS.values() for c in p.claims}
-
-__all__ = ["CLAIMS", "PAPERS", "Paper"]

@@ -1,8 +1,9 @@
 """What the workflow, the estimate, the report and the claims know about one paper.
 
-Each paper package (:mod:`.jab`, :mod:`.qwyc`, :mod:`.knapsack`) declares one :class:`Paper`
-from its light modules (:meth:`Paper.declare`); :data:`ensemble_repro.papers.PAPERS` lists
-them in report order.
+Each paper package declares one :class:`Paper` as its ``PAPER`` from its light modules
+(:meth:`Paper.declare`); :mod:`ensemble_repro.paper_loader` finds the built-in ones (the
+subpackages of :mod:`ensemble_repro.papers`) and the plug-ins a config names, and lists them
+in report order (:attr:`Paper.order`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ def union(*groups) -> tuple[str, ...]:
 
 def _no_wildcards(config: Mapping) -> dict[str, list]:
     return {}
+
+
+def _no_checks(config: Mapping) -> list[tuple[list, str]]:
+    return []
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,24 @@ class Paper:
         Rule -> its ``benchmark:`` file, formatted with the job's wildcards.
     job_wildcards : callable
         Config -> wildcard -> the values its jobs take (the wildcards of ``rule_keys``).
+    order : int
+        Its place in every report: papers are listed by ``order``, then key.
+    package : str
+        The module name of its package (its ``cost`` module is ``<package>.cost``).
+    check_config : callable
+        Config -> (path, sentence) pairs: the cross-field rules of its config section that a
+        JSON schema cannot express (the sentence names the key, the bad value and the fix).
+    rules : str
+        Its Snakemake rules file: relative to the checkout for a built-in paper
+        (``workflow/rules/<key>.smk``), absolute for a plug-in (a file in its folder).
+    docs : str
+        Its protocol page, in the same way (``docs/papers/<key>.md``).
+    config_defaults, config_schema : str
+        A plug-in's YAML files (absolute paths): the default values of its config section and
+        the JSON schema of that section. Empty for a built-in paper, whose section is in
+        ``config/config.yaml`` and ``workflow/schemas/config.schema.yaml``.
+    folder : str
+        A plug-in's folder (absolute); empty for a built-in paper.
     """
 
     key: str
@@ -67,15 +90,44 @@ class Paper:
     benchmarks: Mapping[str, str]
     only_when: Mapping[str, tuple[str, Callable[[str], bool]]] = field(default_factory=dict)
     job_wildcards: Callable[[Mapping], dict[str, list]] = _no_wildcards
+    order: int = 0
+    package: str = ""
+    check_config: Callable[[Mapping], list[tuple[list, str]]] = _no_checks
+    rules: str = ""
+    docs: str = ""
+    config_defaults: str = ""
+    config_schema: str = ""
+    folder: str = ""
 
     @classmethod
-    def declare(cls, key: str, title: str, category: str, *, keys, names, registry) -> Paper:
+    def declare(
+        cls,
+        key: str,
+        title: str,
+        category: str,
+        *,
+        keys,
+        names,
+        registry,
+        order: int,
+        package: str,
+        check_config: Callable[[Mapping], list[tuple[list, str]]] = _no_checks,
+        rules: str = "",
+        docs: str = "",
+        config_defaults: str = "",
+        config_schema: str = "",
+    ) -> Paper:
         """The paper whose claims, rule keys and benchmark files are those of its modules.
 
         Parameters
         ----------
         key, title, category : str
             As the attributes.
+        order, package, check_config, config_defaults, config_schema : optional
+            As the attributes (``package``: the declaring package's ``__name__``).
+        rules, docs : str, optional
+            As the attributes; by default ``workflow/rules/<key>.smk`` and
+            ``docs/papers/<key>.md`` (a built-in paper's places).
         keys : module
             ``RULE_KEYS``, ``DAG_KEYS``, ``DAG_PARAM_RULES``, ``VERDICT_RULES``, and, when its
             rules read some keys for some wildcard values only, ``ONLY_WHEN`` and
@@ -97,6 +149,13 @@ class Paper:
             names.BENCHMARKS,
             getattr(keys, "ONLY_WHEN", {}),
             getattr(keys, "job_wildcards", _no_wildcards),
+            order,
+            package,
+            check_config,
+            rules or f"workflow/rules/{key}.smk",
+            docs or f"docs/papers/{key}.md",
+            config_defaults,
+            config_schema,
         )
 
     @property
@@ -107,9 +166,9 @@ class Paper:
     def costs(self) -> dict:
         """Rule -> cost function of its jobs (its ``cost`` module, imported on first use: it
         imports the experiment code)."""
-        return import_module(f"{__package__}.{self.key}.cost").COSTS
+        return import_module(f"{self.package}.cost").COSTS
 
     def serial_units(self) -> dict:
         """Rule -> unit cost of the start of its jobs that runs on one thread, for its rules
         with more than one (its ``cost`` module's ``SERIAL``)."""
-        return getattr(import_module(f"{__package__}.{self.key}.cost"), "SERIAL", {})
+        return getattr(import_module(f"{self.package}.cost"), "SERIAL", {})

@@ -15,7 +15,7 @@ from ..claims.registry import PAPER_SCALE, VERDICT_MD
 from ..claims.render import summary
 from ..claims.table import read_claims
 from ..io import MarkerError, markdown_table, replace_marked_block
-from ..papers import PAPERS
+from ..paper_loader import PAPERS
 from .manifest import RecordError, checked, read_manifest
 from .runmd import RUN_MD
 

@@ -8,7 +8,7 @@ The method itself is the library's :mod:`ensemble_repro.conformal`.
 """
 
 from ..paper import Paper
-from . import keys, names, registry
+from . import config_checks, keys, names, registry
 
 PAPER = Paper.declare(
     "jab",
@@ -17,4 +17,7 @@ PAPER = Paper.declare(
     keys=keys,
     names=names,
     registry=registry,
+    order=1,
+    package=__name__,
+    check_config=config_checks.check,
 )

@@ -10,7 +10,7 @@ method itself is the library's :mod:`ensemble_repro.knapsack`.
 """
 
 from ..paper import Paper
-from . import keys, names, registry
+from . import config_checks, keys, names, registry
 
 PAPER = Paper.declare(
     "knapsack",
@@ -19,4 +19,7 @@ PAPER = Paper.declare(
     keys=keys,
     names=names,
     registry=registry,
+    order=3,
+    package=__name__,
+    check_config=config_checks.check,
 )

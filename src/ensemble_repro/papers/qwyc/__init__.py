@@ -10,7 +10,7 @@ library's :mod:`ensemble_repro.qwyc`.
 """
 
 from ..paper import Paper
-from . import keys, names, registry
+from . import config_checks, keys, names, registry
 
 PAPER = Paper.declare(
     "qwyc",
@@ -19,4 +19,7 @@ PAPER = Paper.declare(
     keys=keys,
     names=names,
     registry=registry,
+    order=2,
+    package=__name__,
+    check_config=config_checks.check,
 )
