@@ -395,7 +395,7 @@ def main(argv=None):
         # the reference kernels are another machine's: store what was measured here at its speed
         factors, where = this_machine(UnitCosts(args.out))
         print(f"measured on {where}; stored at the reference machine's speed", flush=True)
-        measured = at_reference(measured, factors)
+        measured = at_reference(measured, factors, machine.UNIT_FAMILIES)
     new = [
         {
             "unit": unit,

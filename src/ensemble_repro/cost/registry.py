@@ -17,6 +17,8 @@ from .basic import CostFunction, light, negligible
 from .dag import Job
 from .units import UnitCosts
 
+#: The parts of the run that are papers, in report order (the others: ``data``, ``report``).
+PAPER_PARTS: tuple[str, ...] = tuple(PAPERS)
 #: Part of the run -> its rules' cost functions. A paper's part holds its claims job; the
 #: report part the target rules (``all`` and the per-paper targets of the Snakefile).
 PARTS: dict[str, dict[str, CostFunction]] = {
@@ -24,7 +26,7 @@ PARTS: dict[str, dict[str, CostFunction]] = {
     **{key: paper.costs() for key, paper in PAPERS.items()},
     "report": {
         **dict.fromkeys(("table_html", "verdict_forest", "paper_vs_ours", "results_index"), light),
-        **dict.fromkeys(("all", "data", *PAPERS, "figures"), negligible),
+        **dict.fromkeys(("all", "data", *PAPER_PARTS, "figures"), negligible),
     },
 }
 #: Rule -> unit cost of the start of its jobs that runs on one thread (threaded rules).
@@ -33,6 +35,37 @@ SERIAL_UNITS: dict[str, str] = {r: u for p in PAPERS.values() for r, u in p.seri
 RULES: dict[str, tuple[str, CostFunction]] = {
     rule: (part, cost) for part, costs in PARTS.items() for rule, cost in costs.items()
 }
+
+
+class UnitCostError(Exception):
+    """The unit-cost table lacks a unit cost the config's jobs are priced with. Not a
+    ``KeyError``: the start-of-run estimate logs those and goes on, while this stops the run
+    before its first job."""
+
+
+def check_unit_costs(config: Mapping, units: UnitCosts) -> None:
+    """Stop when ``units`` lacks a unit cost that a paper prices the config's jobs with (its
+    ``needed_unit_costs``).
+
+    Raises
+    ------
+    UnitCostError
+        Naming the first missing unit cost, what needs it, the table and how to fill it.
+    """
+    missing = [
+        (unit, key, why)
+        for paper in PAPERS.values()
+        for unit, key, why in paper.needed_unit_costs(config)
+        if not units.has(unit, key)
+    ]
+    if missing:
+        unit, key, why = missing[0]
+        raise UnitCostError(
+            f"{units.path} has no unit cost {unit!r} for {key!r}, which {why} is priced with "
+            f"({len(missing)} unit cost(s) missing): measure them with "
+            "benchmarks/calibrate_costs.py (it writes src/ensemble_repro/unit_costs.csv), or "
+            "leave the data set out of the config"
+        )
 
 
 def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:

@@ -8,7 +8,7 @@ The method itself is the library's :mod:`ensemble_repro.conformal`.
 """
 
 from ..paper import Paper
-from . import keys, names, registry
+from . import cost_units, keys, names, record_cells, registry
 
 PAPER = Paper.declare(
     "jab",
@@ -17,4 +17,6 @@ PAPER = Paper.declare(
     keys=keys,
     names=names,
     registry=registry,
+    cost_units=cost_units,
+    cells=record_cells,
 )

@@ -10,7 +10,7 @@ method itself is the library's :mod:`ensemble_repro.knapsack`.
 """
 
 from ..paper import Paper
-from . import keys, names, registry
+from . import cost_units, keys, names, registry
 
 PAPER = Paper.declare(
     "knapsack",
@@ -19,4 +19,5 @@ PAPER = Paper.declare(
     keys=keys,
     names=names,
     registry=registry,
+    cost_units=cost_units,
 )
