@@ -115,10 +115,7 @@ def start_units(results, quick, repeats):
     """Fixed costs of a job: start-up; a collector / figure job; a J+aB cell's start-up (kernels
     loaded, fit workers started: ``run_job`` on a 4-point J+ cell)."""
     wrapper = "import snakemake.script;"  # every script rule job loads it first
-    start = (
-        wrapper + "import ensemble_repro.papers.jab.cells, ensemble_repro.papers.qwyc.cells, "
-        "ensemble_repro.papers.knapsack.cells, ensemble_repro.io"
-    )
+    start = machine.START_CODE  # the wrapper and every paper's start modules
     light = (
         wrapper + "import pandas as pd, matplotlib; matplotlib.use('Agg');"
         "import matplotlib.pyplot as plt;"

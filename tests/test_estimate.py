@@ -271,6 +271,8 @@ def toy_config(**main):
     return {
         "experiments": {"jab": True, "qwyc": False, "knapsack": False},
         "jab": {
+            "datasets": ["communities"],
+            "learners": ["ridge"],
             "n_trials": 1,
             "max_test_points": 10,
             "main": {"n": 4, "n_resamples": 3, **main},
