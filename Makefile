@@ -97,6 +97,7 @@ lint: $(LINT_STAMP) check-config
 	$(BIN)/snakefmt --check Snakefile workflow/Snakefile workflow/rules
 	$(BIN)/snakemake --lint --configfile $(CONFIG)
 	$(BIN)/snakemake --lint --snakefile workflow/Snakefile --configfile $(CONFIG)
+	$(BIN)/lint-imports --no-cache
 
 format: $(LINT_STAMP)
 	$(BIN)/ruff check --select I --fix --quiet .

@@ -115,10 +115,7 @@ def start_units(results, quick, repeats):
     """Fixed costs of a job: start-up; a collector / figure job; a J+aB cell's start-up (kernels
     loaded, fit workers started: ``run_job`` on a 4-point J+ cell)."""
     wrapper = "import snakemake.script;"  # every script rule job loads it first
-    start = (
-        wrapper + "import ensemble_repro.papers.jab.cells, ensemble_repro.papers.qwyc.cells, "
-        "ensemble_repro.papers.knapsack.cells, ensemble_repro.io"
-    )
+    start = machine.START_CODE  # the wrapper and every paper's start modules
     light = (
         wrapper + "import pandas as pd, matplotlib; matplotlib.use('Agg');"
         "import matplotlib.pyplot as plt;"
@@ -395,7 +392,7 @@ def main(argv=None):
         # the reference kernels are another machine's: store what was measured here at its speed
         factors, where = this_machine(UnitCosts(args.out))
         print(f"measured on {where}; stored at the reference machine's speed", flush=True)
-        measured = at_reference(measured, factors)
+        measured = at_reference(measured, factors, machine.UNIT_FAMILIES)
     new = [
         {
             "unit": unit,

@@ -23,9 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workflow_helpers import REPO, SNAKEFILE, mirror_dir, run_snakemake
 
 from ensemble_repro import estimate as est
+from ensemble_repro.config import load_config
 from ensemble_repro.conformal import core
 from ensemble_repro.cost import dag, registry, schedule
 from ensemble_repro.cost.dag import Job
+from ensemble_repro.cost.machine import UNIT_FAMILIES
 from ensemble_repro.cost.units import UnitCosts
 from ensemble_repro.logs import JOB_CPU_SUFFIX, benchmark_of_log
 from ensemble_repro.papers.jab import cells as jab
@@ -269,6 +271,8 @@ def toy_config(**main):
     return {
         "experiments": {"jab": True, "qwyc": False, "knapsack": False},
         "jab": {
+            "datasets": ["communities"],
+            "learners": ["ridge"],
             "n_trials": 1,
             "max_test_points": 10,
             "main": {"n": 4, "n_resamples": 3, **main},
@@ -367,6 +371,35 @@ def test_missing_unit_cost_names_the_table(tmp_path):
     path.write_text("unit,key,size,cpu_seconds,source\njob_start,,0,1,x\n")
     with pytest.raises(KeyError, match="no unit cost 'light_job'.*calibrate_costs.py"):
         registry.price(toy_jobs(), toy_config(), UnitCosts(path))
+
+
+def test_a_data_set_without_unit_costs_stops_the_estimate_naming_it():
+    """A J+aB data set the table never measured and no stand-in covers is an error naming
+    the data set, the table and the fix, not priced as another data set."""
+    config = {
+        "experiments": {"jab": True, "qwyc": False, "knapsack": False},
+        "jab": {"datasets": ["communities", "newset"], "learners": ["ridge", "nn"]},
+    }
+    with pytest.raises(registry.UnitCostError) as err:
+        est.estimate([], config, cores=2)
+    assert str(err.value) == (
+        "unit_costs.csv has no unit cost 'rows' for 'newset', which J+aB data set 'newset' of "
+        "jab.datasets is priced with (5 unit cost(s) missing): measure them with "
+        "benchmarks/calibrate_costs.py (it writes src/ensemble_repro/unit_costs.csv), or leave "
+        "the data set out of the config"
+    )
+    # not a KeyError, ValueError or OSError: the start-of-run estimate (common.smk) logs
+    # those and goes on, this one stops the run
+    assert not issubclass(registry.UnitCostError, (KeyError, ValueError, OSError))
+
+
+def test_meps_is_priced_as_its_declared_stand_in():
+    units, jab_cfg = UnitCosts(), load_config(CONFIGS["paper"])["jab"]
+    for kind in ("main", "jplus"):
+        m_ratio = None if kind == "jplus" else 0.6
+        assert jab_cost.cell_seconds(units, kind, "meps", "nn", jab_cfg, m_ratio) == (
+            jab_cost.cell_seconds(units, kind, "blog", "nn", jab_cfg, m_ratio)
+        )
 
 
 def test_package_table_covers_every_mirrored_data_set():
@@ -485,7 +518,9 @@ def test_overheads_are_the_mean_residual_per_job_and_priced_once_per_job(units, 
     main = [n for n in bare if n.startswith("jab_main_cell")]
     # made on a machine whose start is 2x the reference's, and ridge 1x
     factors = {"start": 2.0, "ridge": 1.0}
-    scaled = {j.name: j.cpu for j in registry.price(jobs, config, units.scaled(factors))}
+    scaled = {
+        j.name: j.cpu for j in registry.price(jobs, config, units.scaled(factors, UNIT_FAMILIES))
+    }
     for name, extra in zip(main, (3.0, 5.0), strict=True):
         m = name.rsplit("/", 1)[1]
         write_benchmark(tmp_path, "jab_main_cell", {**WC, "jab_m": m}, scaled[name] + extra, 1.0)

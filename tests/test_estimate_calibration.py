@@ -85,7 +85,7 @@ def test_slower_machine_doubles_the_cpu_time(tmp_path, smoke):
 def test_one_family_scales_only_its_units(tmp_path):
     units = UnitCosts()
     factors = dict.fromkeys(mc.KERNEL_FAMILIES, 1.0) | {"nn": 3.0}
-    scaled = units.scaled(factors)
+    scaled = units.scaled(factors, mc.UNIT_FAMILIES)
     assert scaled.get("jab_predict", "blog/nn") == pytest.approx(
         3 * units.get("jab_predict", "blog/nn")
     )
@@ -100,18 +100,20 @@ def test_units_measured_elsewhere_are_stored_at_the_reference_speed():
     units = UnitCosts()
     factors = dict.fromkeys(mc.KERNEL_FAMILIES, 1.0) | {"nn": 0.8, "rf": 1.25}
     there = [
-        (unit, key, size, cpu * factors[unit_family(unit, key) or "start"])
+        (unit, key, size, cpu * factors[unit_family(unit, key, mc.UNIT_FAMILIES) or "start"])
         for (unit, key), pts in units.rows.items()
         if unit in ("jab_fit", "jab_predict", "rows")
         for size, cpu in pts
     ]
-    stored = at_reference(there, factors)
+    stored = at_reference(there, factors, mc.UNIT_FAMILIES)
     assert [(u, k, s) for u, k, s, _ in stored] == [(u, k, s) for u, k, s, _ in there]
     for (unit, key, size, cpu), (*_, measured) in zip(stored, there, strict=True):
         assert cpu == pytest.approx(units.at(unit, key, size))
-        assert units.scaled(factors).at(unit, key, size) == pytest.approx(measured)
+        assert units.scaled(factors, mc.UNIT_FAMILIES).at(unit, key, size) == pytest.approx(
+            measured
+        )
     with pytest.raises(KeyError, match="'gbt' of unit 'qwyc_gbt'"):
-        at_reference([("qwyc_gbt", "adult", 0, 1.0)], {"nn": 1.0})
+        at_reference([("qwyc_gbt", "adult", 0, 1.0)], {"nn": 1.0}, mc.UNIT_FAMILIES)
 
 
 def test_load_share_divides_the_local_wall_time(smoke):
@@ -124,11 +126,11 @@ def test_load_share_divides_the_local_wall_time(smoke):
 def test_every_unit_cost_has_a_family_and_every_family_a_reference():
     units = UnitCosts()
     for unit, key in units.rows:
-        family = unit_family(unit, key)
+        family = unit_family(unit, key, mc.UNIT_FAMILIES)
         assert family is None or family in mc.KERNEL_FAMILIES, (unit, key)
     assert set(units.reference_kernels()) == set(mc.KERNEL_FAMILIES)
-    with pytest.raises(ValueError, match="'made_up'.*UNIT_FAMILIES"):
-        unit_family("made_up", "x")
+    with pytest.raises(ValueError, match="'made_up'.*UNIT_FAMILIES of its paper's cost_units"):
+        unit_family("made_up", "x", mc.UNIT_FAMILIES)
 
 
 def test_reference_without_a_kernel_is_named(tmp_path):

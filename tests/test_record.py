@@ -914,7 +914,8 @@ def test_a_garbled_touch_marker_is_a_message(run, tmp_path, capsys):
     write(fresh.parent / rec_files.BASE_CONFIG, yaml.safe_dump(smoke_config()))
     write(fresh / rec.TOUCH_PENDING, '["../../etc/passwd"]')
     assert cli(["restore", str(record), str(fresh)]) == 2
-    assert f"{fresh / rec.TOUCH_PENDING} is not a list of J+aB cells" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{fresh / rec.TOUCH_PENDING} is not a list of cells (results/jab/cells/...)" in err
 
 
 def test_runmd_refuses_a_record_whose_benchmark_file_was_deleted(run, tmp_path, capsys):

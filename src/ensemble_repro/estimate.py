@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cost.dag import Job, config_jobs
-from .cost.machine import core_share, machine_calibration
-from .cost.registry import price
+from .cost.machine import UNIT_FAMILIES, core_share, machine_calibration
+from .cost.registry import UnitCostError, check_unit_costs, price
 from .cost.schedule import load_profile, local_wall, slurm_wall
 from .cost.units import UnitCosts
 from .io import MarkerError, replace_marked_block
@@ -104,6 +104,12 @@ def estimate(
         One per enabled paper (data preparation and the report stage counted in the total
         only), then ``total``.
 
+    Raises
+    ------
+    UnitCostError
+        The unit-cost table lacks a unit cost the config's jobs are priced with
+        (:func:`.cost.registry.check_unit_costs`).
+
     Examples
     --------
     >>> jobs, config = config_jobs("config/smoke.yaml")  # doctest: +SKIP
@@ -111,6 +117,7 @@ def estimate(
     ['jab', 'qwyc', 'knapsack', 'total']
     """
     units = units or UnitCosts()
+    check_unit_costs(config, units)
     outside = run_start(units) / share
     everything = price(jobs, config, units)
     on_cluster = everything if cluster_units is None else price(jobs, config, cluster_units)
@@ -380,7 +387,7 @@ def calibration_rows(
     cpu_sum: dict[str, float] = {}
     bare = UnitCosts(units.source if units else None, calibrated=False)
     if factors is not None:
-        bare = bare.scaled(dict(factors))
+        bare = bare.scaled(dict(factors), UNIT_FAMILIES)
     for jobs, config, workdir in runs:
         for r in compare(jobs, config, workdir, bare):
             est_sum[r.rule] = est_sum.get(r.rule, 0.0) + r.estimated
@@ -435,7 +442,7 @@ def overhead_rows(
     units = (units or UnitCosts()).without("job_overhead")
     start_factor = 1.0
     if factors is not None:
-        units, start_factor = units.scaled(dict(factors)), factors["start"]
+        units, start_factor = units.scaled(dict(factors), UNIT_FAMILIES), factors["start"]
     residual: dict[str, float] = {}
     jobs_of: dict[str, int] = {}
     for jobs, config, workdir in runs:
@@ -507,10 +514,8 @@ def comparison_table(rows: list[RuleCost]) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    """``python -m ensemble_repro.estimate --config config/quick.yaml --cores 2``."""
-    from snakemake.exceptions import WorkflowError
-
+def _parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main`."""
     ap = argparse.ArgumentParser(
         prog="python -m ensemble_repro.estimate",
         description="Estimated jobs, CPU-hours and wall time of a run.",
@@ -560,29 +565,35 @@ def main(argv=None) -> int:
         default="workflow/schemas/config.schema.yaml",
         help="config schema checked first (skipped when the file is absent)",
     )
-    args = ap.parse_args(argv)
-    for option, path, what in (
-        ("--unit-costs", args.unit_costs, "give a unit-cost CSV, or leave the option out"),
-        ("--slurm-profile", args.slurm_profile, "give a profile's config.yaml, or '' for none"),
-    ):
-        if path and not Path(path).is_file():
-            ap.error(f"{option} {path}: no such file (looked for {Path(path).absolute()}); {what}")
-    if args.readme is not None:
-        try:
-            changed = replace_marked_block(
-                args.readme,
-                README_COST_BEGIN,
-                README_COST_END,
-                lambda: readme_cost_table(slurm_profile=args.slurm_profile or SLURM_PROFILE),
-                "the cost table",
-            )
-        except (MarkerError, OSError) as err:
-            print(f"--readme: {err}", file=sys.stderr)
-            return 2
-        print(f"{args.readme}: cost table {'rewritten' if changed else 'unchanged'}")
-        return 0
-    if args.cores < 1:
-        ap.error(f"--cores must be at least 1, got {args.cores}")
+    return ap
+
+
+class _Stop(Exception):
+    """A command-line error already explained: its message goes to stderr, exit status 2."""
+
+
+def _write_readme(args) -> int:
+    """``--readme``: the cost table between the README's markers."""
+    try:
+        changed = replace_marked_block(
+            args.readme,
+            README_COST_BEGIN,
+            README_COST_END,
+            lambda: readme_cost_table(slurm_profile=args.slurm_profile or SLURM_PROFILE),
+            "the cost table",
+        )
+    except (MarkerError, OSError) as err:
+        print(f"--readme: {err}", file=sys.stderr)
+        return 2
+    print(f"{args.readme}: cost table {'rewritten' if changed else 'unchanged'}")
+    return 0
+
+
+def _run_jobs(ap: argparse.ArgumentParser, args) -> tuple[list[Job], dict]:
+    """The jobs and config of a run of ``--config`` here (or in the ``--compare`` directory),
+    the config checked against ``--schema`` first."""
+    from snakemake.exceptions import WorkflowError
+
     from .config import ConfigError, load_config, validate_config
 
     try:
@@ -593,38 +604,60 @@ def main(argv=None) -> int:
         try:
             validate_config(config, args.schema, source=args.config)
         except ConfigError as err:
-            print(err, file=sys.stderr)
-            return 2
+            raise _Stop(str(err)) from None
     if args.compare is not None and not (Path(args.compare) / "results" / "benchmarks").is_dir():
         ap.error(f"--compare {args.compare}: no results/benchmarks there (run the workflow)")
-    # the jobs a run of the config would have here (or had in the compared run's directory)
     overrides = {"data": {"require_all": True}} if args.meps else None
     try:
-        jobs, config = config_jobs(args.config, args.compare or ".", overrides)
+        return config_jobs(args.config, args.compare or ".", overrides)
     except WorkflowError as err:
+        raise _Stop(str(err)) from None
+
+
+def _machine_units(args, units: UnitCosts) -> tuple[UnitCosts, str]:
+    """The unit costs ``--machine`` asks for, and how they were scaled, in words."""
+    if args.machine == "reference":
+        return units, "unit costs of the reference machine"
+    try:
+        cal = machine_calibration(
+            refresh=args.machine == "recalibrate", log=lambda m: print(m, file=sys.stderr)
+        )
+    except ValueError as err:
+        raise _Stop(str(err)) from None
+    units = units.scaled(cal.factors(units.reference_kernels()), UNIT_FAMILIES)
+    return units, f"unit costs scaled to {cal.describe(units.reference_kernels())}"
+
+
+def main(argv=None) -> int:
+    """``python -m ensemble_repro.estimate --config config/quick.yaml --cores 2``."""
+    ap = _parser()
+    args = ap.parse_args(argv)
+    for option, path, what in (
+        ("--unit-costs", args.unit_costs, "give a unit-cost CSV, or leave the option out"),
+        ("--slurm-profile", args.slurm_profile, "give a profile's config.yaml, or '' for none"),
+    ):
+        if path and not Path(path).is_file():
+            ap.error(f"{option} {path}: no such file (looked for {Path(path).absolute()}); {what}")
+    if args.readme is not None:
+        return _write_readme(args)
+    if args.cores < 1:
+        ap.error(f"--cores must be at least 1, got {args.cores}")
+    try:
+        jobs, config = _run_jobs(ap, args)
+        reference = UnitCosts(args.unit_costs)
+        units, machine = _machine_units(args, reference)
+        if args.compare is not None:
+            rows = compare(jobs, config, args.compare, units)
+            print(f"Estimated vs measured CPU time of {args.config} run in {args.compare}")
+            print(f"({machine}):")
+            print(comparison_table(rows))
+            return 0
+        profile = load_profile(args.slurm_profile) if args.slurm_profile else None
+        share = 1.0 if args.idle else core_share(args.cores)
+        costs = estimate(jobs, config, args.cores, units, profile, share, reference)
+    except (_Stop, UnitCostError) as err:
         print(err, file=sys.stderr)
         return 2
-    units = reference = UnitCosts(args.unit_costs)
-    machine = "unit costs of the reference machine"
-    if args.machine != "reference":
-        try:
-            cal = machine_calibration(
-                refresh=args.machine == "recalibrate", log=lambda m: print(m, file=sys.stderr)
-            )
-        except ValueError as err:
-            print(err, file=sys.stderr)
-            return 2
-        units = units.scaled(cal.factors(units.reference_kernels()))
-        machine = f"unit costs scaled to {cal.describe(units.reference_kernels())}"
-    if args.compare is not None:
-        rows = compare(jobs, config, args.compare, units)
-        print(f"Estimated vs measured CPU time of {args.config} run in {args.compare}")
-        print(f"({machine}):")
-        print(comparison_table(rows))
-        return 0
-    profile = load_profile(args.slurm_profile) if args.slurm_profile else None
-    share = 1.0 if args.idle else core_share(args.cores)
-    costs = estimate(jobs, config, args.cores, units, profile, share, reference)
     print(f"Estimated cost of {args.config} (CPU time from measured unit costs, {machine};")
     print(
         f"wall time by list scheduling, each job getting {share:.2f} of a core"

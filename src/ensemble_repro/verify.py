@@ -42,7 +42,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 
 from .io import TIMING_PREFIXES, TIMING_SUFFIX, ragged_csv
-from .record.files import CELL_PATTERNS
+from .record.files import RECORD_CELLS
 from .record.manifest import RecordError, checked, read_manifest
 
 #: Relative tolerance of float columns: two BLAS builds (or thread counts) sum in different
@@ -401,8 +401,8 @@ def compare_provenance(run: dict, record: dict, path: str = "") -> FileResult:
 
 
 def is_result_file(rel: str) -> bool:
-    """Whether a path relative to a results folder is a result table (CSV, or a J+aB cell's
-    Parquet) or provenance sidecar that :func:`verify` compares: not under
+    """Whether a path relative to a results folder is a result table (CSV, or a paper's cell
+    table, :data:`.record.files.RECORD_CELLS`) or provenance sidecar that :func:`verify` compares: not under
     :data:`SKIPPED_DIRS` at the top level, no hidden part.
 
     Examples
@@ -417,9 +417,7 @@ def is_result_file(rel: str) -> bool:
         return False
     if path.suffix == ".csv" or path.name.endswith(PROVENANCE_SUFFIX):
         return True
-    return path.suffix == ".parquet" and rel.startswith(
-        tuple(c.split("**")[0] for c in CELL_PATTERNS)
-    )
+    return any(cells.holds(rel) for cells in RECORD_CELLS)
 
 
 def result_files(root: Path) -> list[str]:

@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..cache import cache_dir as user_cache_dir
-from .units import UnitCosts
+from ..paper_loader import PAPERS, follow
+from .units import START_FAMILIES, UnitCosts
 
 
 def machine_key() -> dict[str, str | int]:
@@ -94,11 +95,25 @@ def _kernel_numeric() -> None:
         correct_count_distribution(p, masks).cumsum(axis=-1)
 
 
-#: Code of the ``start`` kernel: a fresh process importing what every job imports.
-START_CODE = (
-    "import snakemake.script, ensemble_repro.papers.jab.cells, ensemble_repro.papers.qwyc.cells, "
-    "ensemble_repro.papers.knapsack.cells, ensemble_repro.io"
-)
+#: Code of the ``start`` kernel: a fresh process importing what every job imports (each
+#: paper's ``start_modules``).
+START_CODE = ""
+#: Unit cost -> its kernel family (:func:`.units.unit_family`): those of every run and each
+#: paper's.
+UNIT_FAMILIES: dict = {}
+
+
+def _tables() -> None:
+    """:data:`START_CODE` and :data:`UNIT_FAMILIES` from the papers in use."""
+    global START_CODE
+    modules = [m for p in PAPERS.values() for m in p.start_modules]
+    START_CODE = "import " + ", ".join(["snakemake.script", *modules, "ensemble_repro.io"])
+    UNIT_FAMILIES.clear()
+    UNIT_FAMILIES.update(START_FAMILIES)
+    UNIT_FAMILIES.update({u: f for p in PAPERS.values() for u, f in p.unit_families.items()})
+
+
+follow(_tables)
 
 
 def _kernel_start() -> float:
@@ -352,7 +367,7 @@ def machine_units(
     """
     units = UnitCosts(path, calibrated)
     cal = machine_calibration(cache_dir, measure=measure, log=log)
-    return units.scaled(cal.factors(units.reference_kernels())), cal
+    return units.scaled(cal.factors(units.reference_kernels()), UNIT_FAMILIES), cal
 
 
 #: A busy loop for ``seconds`` of wall time that prints the share of it it got on a core.

@@ -52,6 +52,37 @@ def _tables() -> None:
 follow(_tables)
 
 
+class UnitCostError(Exception):
+    """The unit-cost table lacks a unit cost the config's jobs are priced with. Not a
+    ``KeyError``: the start-of-run estimate logs those and goes on, while this stops the run
+    before its first job."""
+
+
+def check_unit_costs(config: Mapping, units: UnitCosts) -> None:
+    """Stop when ``units`` lacks a unit cost that a paper prices the config's jobs with (its
+    ``needed_unit_costs``).
+
+    Raises
+    ------
+    UnitCostError
+        Naming the first missing unit cost, what needs it, the table and how to fill it.
+    """
+    missing = [
+        (unit, key, why)
+        for paper in PAPERS.values()
+        for unit, key, why in paper.needed_unit_costs(config)
+        if not units.has(unit, key)
+    ]
+    if missing:
+        unit, key, why = missing[0]
+        raise UnitCostError(
+            f"{units.path} has no unit cost {unit!r} for {key!r}, which {why} is priced with "
+            f"({len(missing)} unit cost(s) missing): measure them with "
+            "benchmarks/calibrate_costs.py (it writes src/ensemble_repro/unit_costs.csv), or "
+            "leave the data set out of the config"
+        )
+
+
 def price(jobs: Iterable[Job], config: Mapping, units: UnitCosts) -> list[Job]:
     """The jobs with their part of the run and CPU seconds: their rule's cost function times
     its calibration factor, plus its per-job overhead (:meth:`.units.UnitCosts.overhead`); of

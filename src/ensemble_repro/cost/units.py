@@ -1,8 +1,8 @@
 """The measured unit costs: CPU seconds per unit of work (``unit_costs.csv``).
 
 ``benchmarks/calibrate_costs.py`` writes the table (CPU time with one BLAS thread, so it holds
-on a loaded machine). Each row is one unit (``jab_fit``, ``qwyc_sweep``, ...) for one key (a
-data set, a data set and learner or method) at one size; ``rows`` and ``pool_size`` rows are
+on a loaded machine). Each row is one unit (``job_start``, a paper's fit or sweep, ...) for
+one key (a data set, a data set and learner or method) at one size; ``rows`` and ``pool_size`` rows are
 counts, ``calibration`` rows the measured / estimated factor of a rule's jobs over whole runs,
 ``job_overhead`` rows the CPU seconds a rule's jobs spend beyond that (measured less
 estimated, per job, over small runs), ``kernel`` rows the reference times of the machine
@@ -15,53 +15,71 @@ import copy
 import csv
 import itertools
 import math
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
+
+#: A unit cost's kernel family, or a function of the row's key giving it.
+Family = str | Callable[[str], str]
 
 #: Unit-cost table shipped with the package (``benchmarks/calibrate_costs.py`` writes it).
 UNIT_COSTS = "unit_costs.csv"
 #: Unit of the reference kernel times (key: the kernel family, :mod:`.machine`).
 KERNEL_UNIT = "kernel"
-#: Family of each unit cost other than the J+aB fits and predictions (family: the learner).
-UNIT_FAMILIES = {
+#: Family of the unit costs of every run (a paper's own: its ``Paper.unit_families``).
+START_FAMILIES = {
     "job_start": "start",
     "light_job": "start",
-    "jab_start": "start",
     "job_overhead": "start",
     "run_start": "start",
-    "qwyc_gbt": "gbt",
-    "qwyc_sweep": "numeric",
-    "qwyc_timing": "numeric",
-    "knapsack_pool": "pool",
-    "knapsack_eval": "numeric",
-    "knapsack_mc_draw": "numeric",
 }
 #: Units of the table that are counts, factors or kernel times, not CPU costs.
 UNSCALED_UNITS = frozenset({"rows", "pool_size", "calibration", KERNEL_UNIT})
 
 
-def unit_family(unit: str, key: str = "") -> str | None:
-    """The kernel family whose speed a unit cost follows, None for counts and factors.
+def key_learner(key: str) -> str:
+    """The family of a unit cost keyed ``<data set>/<learner>``: its learner's kernel.
 
     Examples
     --------
-    >>> unit_family("jab_fit", "blog/nn"), unit_family("qwyc_gbt", "adult"), unit_family("rows")
-    ('nn', 'gbt', None)
+    >>> key_learner("blog/nn")
+    'nn'
+    """
+    return key.rsplit("/", 1)[-1]
+
+
+def unit_family(unit: str, key: str, families: Mapping[str, Family]) -> str | None:
+    """The kernel family whose speed a unit cost follows, None for counts and factors.
+
+    Parameters
+    ----------
+    unit, key : str
+        A row of the table.
+    families : mapping
+        Unit -> its family, or a function of the row's key giving it (:data:`START_FAMILIES`
+        and every paper's ``unit_families``).
+
+    Examples
+    --------
+    >>> families = {**START_FAMILIES, "fit": key_learner, "sweep": "numeric"}
+    >>> [unit_family(*row, families) for row in [("fit", "blog/nn"), ("sweep", "adult"), ("rows", "")]]
+    ['nn', 'numeric', None]
     """
     if unit in UNSCALED_UNITS:
         return None
-    if unit in ("jab_fit", "jab_predict"):
-        return key.rsplit("/", 1)[-1]
-    if unit in UNIT_FAMILIES:
-        return UNIT_FAMILIES[unit]
-    raise ValueError(
-        f"unit cost {unit!r} (key {key!r}) has no kernel family: add it to "
-        "ensemble_repro.cost.units.UNIT_FAMILIES"
-    )
+    if unit not in families:
+        raise ValueError(
+            f"unit cost {unit!r} (key {key!r}) has no kernel family: add it to the "
+            "UNIT_FAMILIES of its paper's cost_units module"
+        )
+    family = families[unit]
+    return family if isinstance(family, str) else family(key)
 
 
 def at_reference(
-    rows: list[tuple[str, str, float, float]], factors: dict[str, float]
+    rows: list[tuple[str, str, float, float]],
+    factors: dict[str, float],
+    families: Mapping[str, Family],
 ) -> list[tuple[str, str, float, float]]:
     """Unit costs measured on another machine, brought to the reference machine's speed: each
     CPU cost divided by that machine's factor for its family (the inverse of
@@ -74,6 +92,8 @@ def at_reference(
     factors : dict
         Family -> that machine's kernel time / the reference machine's
         (:meth:`.machine.MachineCalibration.factors`).
+    families : mapping
+        As for :func:`unit_family`.
 
     Returns
     -------
@@ -81,12 +101,13 @@ def at_reference(
 
     Examples
     --------
-    >>> at_reference([("jab_fit", "blog/nn", 40, 0.4), ("rows", "blog", 0, 9.0)], {"nn": 0.8})
-    [('jab_fit', 'blog/nn', 40, 0.5), ('rows', 'blog', 0, 9.0)]
+    >>> at_reference([("fit", "blog/nn", 40, 0.4), ("rows", "blog", 0, 9.0)], {"nn": 0.8},
+    ...              {"fit": key_learner})
+    [('fit', 'blog/nn', 40, 0.5), ('rows', 'blog', 0, 9.0)]
     """
     out = []
     for unit, key, size, secs in rows:
-        family = unit_family(unit, key)
+        family = unit_family(unit, key, families)
         if family is not None and family not in factors:
             raise KeyError(f"no machine factor for the family {family!r} of unit {unit!r}")
         out.append((unit, key, size, secs if family is None else secs / factors[family]))
@@ -174,7 +195,7 @@ class UnitCosts:
         (the table's ``kernel`` rows; :func:`.machine.time_kernels`)."""
         return {key: pts[0][1] for (unit, key), pts in self.rows.items() if unit == KERNEL_UNIT}
 
-    def scaled(self, factors: dict[str, float]) -> UnitCosts:
+    def scaled(self, factors: dict[str, float], families: Mapping[str, Family]) -> UnitCosts:
         """These unit costs on another machine: every CPU cost times its family's factor
         (:func:`unit_family`); counts, calibration factors and kernel times unchanged.
 
@@ -183,20 +204,23 @@ class UnitCosts:
         factors : dict
             Family -> that machine's kernel time / the reference machine's
             (:meth:`.machine.MachineCalibration.factors`).
+        families : mapping
+            As for :func:`unit_family`.
 
         Returns
         -------
         UnitCosts
             A copy; ``self`` is left as it is.
         """
-        missing = sorted({unit_family(u, k) for u, k in self.rows} - set(factors) - {None}, key=str)
+        family_of = {(u, k): unit_family(u, k, families) for u, k in self.rows}
+        missing = sorted(set(family_of.values()) - set(factors) - {None}, key=str)
         if missing:
             raise KeyError(f"no machine factor for the unit-cost families {missing}")
         out = object.__new__(UnitCosts)
         out.calibrated, out.source, out.path = self.calibrated, self.source, self.path
         out.rows = {}
         for (unit, key), pts in self.rows.items():
-            family = unit_family(unit, key)
+            family = family_of[(unit, key)]
             f = 1.0 if family is None else factors[family]
             out.rows[(unit, key)] = [(size, cpu * f) for size, cpu in pts]
         return out

@@ -8,6 +8,7 @@ in report order (:attr:`Paper.order`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -26,6 +27,61 @@ def _no_wildcards(config: Mapping) -> dict[str, list]:
 
 
 def _no_checks(config: Mapping) -> list[tuple[list, str]]:
+    return []
+
+
+# ---------------------------------------------------------------- record and cost declarations
+
+
+@dataclass(frozen=True)
+class RecordCells:
+    """A paper's per-job tables that a record keeps so that a later run resumes from them.
+
+    Attributes
+    ----------
+    folder : str
+        Their folder under ``results/`` (``jab/cells/``, with its trailing slash).
+    suffix : str
+        Their file ending (``.parquet``).
+    rules : tuple of (str, str)
+        (regex of a table's path under ``results/`` without ``suffix``, its wildcards as named
+        groups; the rule writing it).
+    in_config : callable
+        ``(rule, wildcards, config) -> bool``: whether the config runs that job.
+    data_wildcard : str
+        The wildcard naming the prepared data table (``results/data/<name>.parquet``) the
+        job reads.
+    label : str
+        What they are, in messages (``J+aB cell``).
+    """
+
+    folder: str
+    suffix: str
+    rules: tuple[tuple[str, str], ...]
+    in_config: Callable[[str, Mapping[str, str], Mapping], bool]
+    data_wildcard: str
+    label: str
+
+    @property
+    def pattern(self) -> str:
+        """Their ``Path.glob`` pattern relative to ``results/``."""
+        return f"{self.folder}**/*{self.suffix}"
+
+    def holds(self, rel: str) -> bool:
+        """Whether ``rel`` (relative to ``results/``) is one of these tables' paths."""
+        return rel.startswith(self.folder) and rel.endswith(self.suffix)
+
+    def job(self, rel: str) -> tuple[str, dict[str, str]] | None:
+        """Rule and wildcards of the table at ``rel``; None when no rule writes it."""
+        stem = rel.removesuffix(self.suffix)
+        for regex, rule in self.rules:
+            m = re.fullmatch(regex, stem)
+            if m:
+                return rule, m.groupdict()
+        return None
+
+
+def _no_unit_costs(config: Mapping) -> list[tuple[str, str, str]]:
     return []
 
 
@@ -77,6 +133,20 @@ class Paper:
         ``config/config.yaml`` and ``workflow/schemas/config.schema.yaml``.
     folder : str
         A plug-in's folder (absolute); empty for a built-in paper.
+
+    What the record and the cost estimate ask of it (from its ``cost_units`` and
+    ``record_cells`` modules, :meth:`declare`):
+
+    unit_families : mapping
+        Unit cost of its jobs -> the machine-calibration kernel family its speed follows
+        (:func:`ensemble_repro.cost.units.unit_family`).
+    start_modules : tuple of str
+        Modules each of its experiment jobs imports (timed by the ``start`` kernel).
+    needed_unit_costs : callable
+        Config -> ``(unit, key, why)`` of each unit cost its jobs are priced with that the
+        unit-cost table must hold (checked before an estimate).
+    record_cells : RecordCells or None
+        Its per-job tables a record keeps for a later run to resume from.
     """
 
     key: str
@@ -98,6 +168,11 @@ class Paper:
     config_defaults: str = ""
     config_schema: str = ""
     folder: str = ""
+    # ---- what the record and the cost estimate ask of it
+    unit_families: Mapping[str, str | Callable[[str], str]] = field(default_factory=dict)
+    start_modules: tuple[str, ...] = ()
+    needed_unit_costs: Callable[[Mapping], list[tuple[str, str, str]]] = _no_unit_costs
+    record_cells: RecordCells | None = None
 
     @classmethod
     def declare(
@@ -116,6 +191,8 @@ class Paper:
         docs: str = "",
         config_defaults: str = "",
         config_schema: str = "",
+        cost_units=None,
+        cells=None,
     ) -> Paper:
         """The paper whose claims, rule keys and benchmark files are those of its modules.
 
@@ -136,6 +213,11 @@ class Paper:
             ``BENCHMARKS``.
         registry : module
             ``CLAIMS``.
+        cost_units : module, optional
+            ``UNIT_FAMILIES``, ``START_MODULES`` and, when the unit-cost table must hold rows
+            for the config's values, ``needed_unit_costs``.
+        cells : module, optional
+            ``RECORD_CELLS``, when a record keeps some of its tables for resuming.
         """
         return cls(
             key,
@@ -156,6 +238,12 @@ class Paper:
             docs or f"docs/papers/{key}.md",
             config_defaults,
             config_schema,
+            **({} if cost_units is None else {
+                "unit_families": cost_units.UNIT_FAMILIES,
+                "start_modules": cost_units.START_MODULES,
+                "needed_unit_costs": getattr(cost_units, "needed_unit_costs", _no_unit_costs),
+            }),
+            record_cells=None if cells is None else cells.RECORD_CELLS,
         )
 
     @property

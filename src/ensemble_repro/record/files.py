@@ -16,11 +16,9 @@ import json
 import math
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,6 +33,9 @@ from ..cost.machine import cached_calibration
 from ..cost.units import UnitCosts
 from ..io import atomic_path, write_json, write_text
 from ..logs import JOB_CPU_SUFFIX
+from ..paper_loader import PAPERS
+from ..papers.paper import RecordCells
+from ..rule_keys import BENCHMARKS, job_keys
 from .manifest import (
     CONFIG_NAME,
     MANIFEST,
@@ -47,13 +48,20 @@ from .manifest import (
     seal_own_files,
     sha256,
 )
+from .rundir import RESULTS_DIR, record_as_run
+from .runmd import store_notes, write_run_md
 
+#: Each paper's per-job tables a record keeps, from which a later run resumes (its
+#: ``Paper.record_cells``: J+aB's cells of a partly-run grid), in report order.
+RECORD_CELLS = tuple(p.record_cells for p in PAPERS.values() if p.record_cells is not None)
+#: Their ``Path.glob`` patterns relative to ``results/`` (restored by :func:`restore`).
+CELL_PATTERNS = tuple(cells.pattern for cells in RECORD_CELLS)
 #: Files published from a run, as ``Path.glob`` patterns relative to its ``results/``: every
 #: result table (and its HTML rendering), the verdict pages, the results index, figures as PNG
 #: (what the report shows: :func:`report_of_record` builds it from these), provenance sidecars,
 #: benchmark files with the jobs' own CPU counts beside them (:data:`.logs.JOB_CPU_SUFFIX`)
-#: and the J+aB per-cell tables (small per-trial rows from which a later run
-#: resumes a partly-run grid). Models, PDFs, logs and prepared data match none of them.
+#: and each paper's record cells (:data:`CELL_PATTERNS`). Models, PDFs, logs and prepared
+#: data match none of them.
 PUBLISHED_PATTERNS = (
     "**/*.csv",
     "paper_vs_ours.md",
@@ -66,56 +74,23 @@ PUBLISHED_PATTERNS = (
     "**/*.provenance.json",
     "benchmarks/**/*.tsv",
     f"benchmarks/**/*.tsv{JOB_CPU_SUFFIX}",
-    "jab/cells/**/*.parquet",
+    *CELL_PATTERNS,
 )
 #: Directories of ``results/`` never published (prepared data, job logs), whatever matches.
 EXCLUDED_DIRS = ("data", "logs")
 #: The Snakemake report of the run (``snakemake --report results/report.html``): published
 #: when it is at least as new as every other published file, so that it shows the same run.
 REPORT_NAME = "report.html"
-#: J+aB per-cell tables of the record (restored by :func:`restore`).
-CELL_PATTERNS = ("jab/cells/**/*.parquet",)
 #: What :func:`restore` copies back into ``results/``: the cells and, of the benchmark files,
 #: those of the cells restored (with their CPU sidecars).
 RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv", f"benchmarks/**/*.tsv{JOB_CPU_SUFFIX}")
-#: Where the run's outputs live in a run directory (the record mirrors this folder).
-RESULTS_DIR = "results"
 #: The default slice name of a publish.
 DEFAULT_SLICE = "all"
 #: Largest file published, and the budget of the whole record folder (bytes).
 MAX_FILE_BYTES = 10_000_000
 RECORD_BUDGET_BYTES = 25_000_000
-#: Prepared data table a J+aB cell reads (``prepared()`` in workflow/rules/common.smk).
+#: Prepared data table a cell reads (``prepared()`` in workflow/rules/common.smk).
 PREPARED_DATA = "data/{name}.parquet"
-#: J+aB cell tables: path under ``results/`` -> rule and wildcards (workflow/rules/jab.smk).
-CELL_RULES = (
-    (
-        re.compile(r"jab/cells/main/(?P<jab_data>[^/]+)/(?P<jab_learner>[^/]+)/m(?P<jab_m>[^/]+)"),
-        "jab_main_cell",
-    ),
-    (re.compile(r"jab/cells/jplus/(?P<jab_data>[^/]+)/(?P<jab_learner>[^/]+)"), "jab_jplus_cell"),
-    (
-        re.compile(
-            r"jab/cells/fixed_vs_random/(?P<jab_data>[^/]+)/(?P<jab_learner>[^/]+)"
-            r"/m(?P<jab_m>[^/]+)"
-        ),
-        "jab_fixed_vs_random_cell",
-    ),
-    (
-        re.compile(
-            r"jab/cells/without_replacement/(?P<jab_data>[^/]+)/(?P<jab_learner>[^/]+)"
-            r"/m(?P<jab_m>[^/]+)"
-        ),
-        "jab_without_replacement_cell",
-    ),
-)
-#: Config section holding the m/n ratios of each cell rule's grid, and its on/off switch.
-CELL_GRIDS = {
-    "jab_main_cell": ("main", None),
-    "jab_jplus_cell": (None, None),
-    "jab_fixed_vs_random_cell": ("fixed_vs_random", "enabled"),
-    "jab_without_replacement_cell": ("without_replacement", "enabled"),
-}
 _MB = 1e6
 
 
@@ -453,15 +428,7 @@ def publish(
         report_warning = _report_warning(results, files)
         if report_warning is None:
             files[REPORT_NAME] = results / REPORT_NAME
-    too_big = [(rel, p.stat().st_size) for rel, p in files.items()]
-    too_big = [(rel, n) for rel, n in too_big if n > max_file_bytes]
-    if too_big:
-        rel, n = max(too_big, key=lambda x: x[1])
-        raise RecordError(
-            f"{results / rel} is {_mb(n)}, over the per-file cap of {_mb(max_file_bytes)} "
-            f"({len(too_big)} file(s) over it): leave it out with --exclude '{rel}' or shrink "
-            "the output; the record goes into git, where large files do not belong"
-        )
+    _check_file_sizes(results, files, max_file_bytes)
     config, used_config = effective_config(workdir, config_files)
     record.parent.mkdir(parents=True, exist_ok=True)
     with _publish_lock(record):
@@ -479,6 +446,19 @@ def publish(
             budget_bytes=budget_bytes,
             now=now,
             report_warning=report_warning,
+        )
+
+
+def _check_file_sizes(results: Path, files: Mapping[str, Path], max_file_bytes: int) -> None:
+    """Stop when a file to publish is over ``max_file_bytes``, naming the largest."""
+    too_big = [(rel, p.stat().st_size) for rel, p in files.items()]
+    too_big = [(rel, n) for rel, n in too_big if n > max_file_bytes]
+    if too_big:
+        rel, n = max(too_big, key=lambda x: x[1])
+        raise RecordError(
+            f"{results / rel} is {_mb(n)}, over the per-file cap of {_mb(max_file_bytes)} "
+            f"({len(too_big)} file(s) over it): leave it out with --exclude '{rel}' or shrink "
+            "the output; the record goes into git, where large files do not belong"
         )
 
 
@@ -546,8 +526,6 @@ def _publish_locked(
 ) -> PublishResult:
     """:func:`publish` once its lock is held: an existing record is checked whole
     (:func:`.manifest.check_record`) before anything of it is carried into the new one."""
-    from .runmd import store_notes, write_run_md
-
     if record.exists() and any(record.iterdir()):
         manifest = check_record(record)
     else:
@@ -556,13 +534,7 @@ def _publish_locked(
     if report_warning:
         out.warnings.append(report_warning)
     if (record / CONFIG_NAME).is_file():
-        diff = config_differences(read_config(record, manifest), config)
-        if diff:
-            shown = "; ".join(f"{k}: {a!r} -> {b!r}" for k, a, b in diff[:5])
-            out.warnings.append(
-                f"the run's config differs from the record's {CONFIG_NAME} in {len(diff)} "
-                f"value(s) ({shown}): {CONFIG_NAME} now holds this run's"
-            )
+        out.warnings += _config_warning(read_config(record, manifest), config)
 
     staging = record.with_name(f".{record.name}.staging-{os.getpid()}")
     try:
@@ -572,28 +544,8 @@ def _publish_locked(
             staging.mkdir()
         entries = manifest["files"]
         if replace:
-            for rel, entry in sorted(entries.items()):
-                if entry.get("slice") == slice_name and rel not in files:
-                    (staging / rel).unlink(missing_ok=True)
-                    out.removed.append(rel)
-            for rel in out.removed:
-                del entries[rel]
-        for rel, src in files.items():
-            digest = sha256(src)
-            if entries.get(rel, {}).get("sha256") == digest:
-                # the same content (a restored cell, a rebuilt table): it keeps the slice and
-                # source time of the run that made it
-                out.unchanged.append(rel)
-                continue
-            dest = staging / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
-            out.copied.append(rel)
-            entries[rel] = {
-                **file_entry(dest),
-                "slice": slice_name,
-                "source_mtime": _iso(src.stat().st_mtime),
-            }
+            _remove_gone(staging, entries, files, slice_name, out)
+        _copy_published(staging, entries, files, slice_name, out)
         manifest["files"] = dict(sorted(entries.items()))
         manifest["publishes"].append(
             {
@@ -611,26 +563,79 @@ def _publish_locked(
             store_notes(staging, notes)
         write_json(staging / MANIFEST, seal_own_files(staging, manifest))
         write_run_md(staging)
-        sizes = {
-            p.relative_to(staging).as_posix(): p.stat().st_size
-            for p in staging.rglob("*")
-            if p.is_file()
-        }
-        out.n_files, out.total_bytes = len(sizes), sum(sizes.values())
-        if out.total_bytes > budget_bytes:
-            largest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
-            raise RecordError(
-                f"{record} would hold {_mb(out.total_bytes)}, over its budget of "
-                f"{_mb(budget_bytes)} (largest: "
-                + ", ".join(f"{r} {_mb(n)}" for r, n in largest)
-                + "): nothing was written; leave files out with --exclude or publish to "
-                "a separate record"
-            )
+        _check_budget(staging, record, budget_bytes, out)
         _swap_in(staging, record)
     finally:
         if staging.exists():
             shutil.rmtree(staging)
     return out
+
+
+def _config_warning(old: Mapping, new: Mapping) -> list[str]:
+    """Why the record's config is being replaced by a different one (none when equal)."""
+    diff = config_differences(old, new)
+    if not diff:
+        return []
+    shown = "; ".join(f"{k}: {a!r} -> {b!r}" for k, a, b in diff[:5])
+    return [
+        f"the run's config differs from the record's {CONFIG_NAME} in {len(diff)} "
+        f"value(s) ({shown}): {CONFIG_NAME} now holds this run's"
+    ]
+
+
+def _remove_gone(
+    staging: Path, entries: dict, files: Mapping[str, Path], slice_name: str, out: PublishResult
+) -> None:
+    """Delete from ``staging`` and ``entries`` the files ``slice_name`` last wrote that the run
+    no longer has."""
+    for rel, entry in sorted(entries.items()):
+        if entry.get("slice") == slice_name and rel not in files:
+            (staging / rel).unlink(missing_ok=True)
+            out.removed.append(rel)
+    for rel in out.removed:
+        del entries[rel]
+
+
+def _copy_published(
+    staging: Path, entries: dict, files: Mapping[str, Path], slice_name: str, out: PublishResult
+) -> None:
+    """Copy the run's ``files`` into ``staging``, each with its manifest entry, except those
+    the record holds with the same content."""
+    for rel, src in files.items():
+        digest = sha256(src)
+        if entries.get(rel, {}).get("sha256") == digest:
+            # the same content (a restored cell, a rebuilt table): it keeps the slice and
+            # source time of the run that made it
+            out.unchanged.append(rel)
+            continue
+        dest = staging / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+        out.copied.append(rel)
+        entries[rel] = {
+            **file_entry(dest),
+            "slice": slice_name,
+            "source_mtime": _iso(src.stat().st_mtime),
+        }
+
+
+def _check_budget(staging: Path, record: Path, budget_bytes: int, out: PublishResult) -> None:
+    """Note the staged record's size in ``out``; stop when it is over ``budget_bytes``."""
+    sizes = {
+        p.relative_to(staging).as_posix(): p.stat().st_size
+        for p in staging.rglob("*")
+        if p.is_file()
+    }
+    out.n_files, out.total_bytes = len(sizes), sum(sizes.values())
+    if out.total_bytes > budget_bytes:
+        largest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
+        raise RecordError(
+            f"{record} would hold {_mb(out.total_bytes)}, over its budget of "
+            f"{_mb(budget_bytes)} (largest: "
+            + ", ".join(f"{r} {_mb(n)}" for r, n in largest)
+            + "): nothing was written; leave files out with --exclude or publish to "
+            "a separate record"
+        )
 
 
 # ---------------------------------------------------------------- the Snakemake report
@@ -685,15 +690,6 @@ def build_report(
 
 #: Lines Snakemake prints per file while building a report (not why it failed).
 _REPORT_NOTES = ("Missing metadata", "Adding ")
-
-
-@contextmanager
-def record_as_run(record: str | os.PathLike) -> Iterator[Path]:
-    """A temporary run directory whose ``results`` is the record (a link, nothing copied)."""
-    with tempfile.TemporaryDirectory(prefix="record-run-") as tmp:
-        root = Path(tmp)
-        os.symlink(Path(record).resolve(), root / RESULTS_DIR)
-        yield root
 
 
 def report_of_record(
@@ -758,8 +754,14 @@ def report_of_record(
 # ---------------------------------------------------------------- restoring cells
 
 
+def cells_of(rel: str) -> RecordCells | None:
+    """The paper's record cells (:data:`RECORD_CELLS`) whose tables ``rel`` (relative to
+    ``results/``) is one of; None for any other file."""
+    return next((cells for cells in RECORD_CELLS if cells.holds(rel)), None)
+
+
 def cell_job(rel: str) -> tuple[str, dict[str, str]]:
-    """Rule and wildcards of the J+aB cell table at ``rel`` (relative to ``results/``).
+    """Rule and wildcards of the cell table at ``rel`` (relative to ``results/``).
 
     Examples
     --------
@@ -768,30 +770,12 @@ def cell_job(rel: str) -> tuple[str, dict[str, str]]:
     >>> cell_job("jab/cells/jplus/blog/rf.parquet")[0]
     'jab_jplus_cell'
     """
-    stem = rel.removesuffix(".parquet")
-    for pattern, rule in CELL_RULES:
-        m = pattern.fullmatch(stem)
-        if m:
-            return rule, m.groupdict()
-    raise RecordError(f"{rel} is not a J+aB cell table (jab/cells/<grid>/<data>/<learner>/...)")
-
-
-def cell_in_config(rule: str, wildcards: Mapping[str, str], config: Mapping) -> bool:
-    """Whether ``config`` runs the J+aB cell job ``rule`` with ``wildcards``."""
-    jab = config.get("jab", {})
-    if not config.get("experiments", {}).get("jab"):
-        return False
-    if wildcards["jab_data"] not in jab.get("datasets", ()):
-        return False
-    if wildcards["jab_learner"] not in jab.get("learners", ()):
-        return False
-    grid, switch = CELL_GRIDS[rule]
-    if grid is None:
-        return True
-    section = jab.get(grid, {})
-    if switch is not None and not section.get(switch):
-        return False
-    return wildcards["jab_m"] in {f"{r:g}" for r in section.get("m_ratios", ())}
+    cells = cells_of(rel)
+    job = None if cells is None else cells.job(rel)
+    if job is None:
+        kinds = ", ".join(f"{c.label} ({c.pattern})" for c in RECORD_CELLS)
+        raise RecordError(f"{rel} is not a cell table of any paper: the record keeps {kinds}")
+    return job
 
 
 def _value(config: Mapping, dotted: str) -> Any:
@@ -815,7 +799,7 @@ class RestoreResult:
 
     def lines(self) -> list[str]:
         out = [
-            f"restored {len(self.copied)} files ({len(self.cells)} J+aB cells); "
+            f"restored {len(self.copied)} files ({len(self.cells)} cells); "
             f"{len(self.kept)} already in the run kept"
         ]
         if self.not_in_config:
@@ -832,7 +816,8 @@ def restore(
     config: Mapping | None = None,
     overwrite: bool = False,
 ) -> RestoreResult:
-    """Copy the record's J+aB cell tables and their benchmark files back into ``results``.
+    """Copy the record's cell tables (:data:`RECORD_CELLS`) and their benchmark files back
+    into ``results``.
 
     The copies get the current time as modification time, so they are newer than the
     prepared data they were computed from (which must therefore exist already: prepare the
@@ -865,40 +850,28 @@ def restore(
         is missing, or a cell was made with other config values than ``config``'s (nothing
         is copied then).
     """
-    from ..rule_keys import BENCHMARKS, job_keys
-
     record, results = Path(record), Path(results)
     if not record.is_dir():
         raise RecordError(f"record {record} is not a folder: give a folder written by publish")
     manifest = read_manifest(record)
-    # what the manifest lists under the restored folders, and what lies there unlisted (which
-    # the check below refuses)
-    listed = {
-        rel: record / rel
-        for rel in manifest["files"]
-        if rel.startswith(("jab/cells/", "benchmarks/"))
-        and (rel.endswith(".parquet") or not rel.startswith("jab/cells/"))
-    }
-    files = dict(sorted({**listed, **collect(record, patterns=RESTORED_PATTERNS)}.items()))
     out = RestoreResult()
+    files = _restored_files(record, manifest)
     record_config = read_config(record, manifest) if config is not None else None
     problems, missing_data, benchmarks = [], set(), set()
     for rel in list(files):
-        if not rel.startswith("jab/cells/"):
+        cells = cells_of(rel)
+        if cells is None:
             continue
         rule, wc = cell_job(rel)
         if config is not None:
-            if not cell_in_config(rule, wc, config):
+            if not cells.in_config(rule, wc, config):
                 out.not_in_config.append(rel)
                 del files[rel]
                 continue
-            for key in job_keys(rule, wc):
-                old, new = _value(record_config, key), _value(config, key)
-                if old != new:
-                    problems.append(f"{rel}: {key} is {old!r} in the record, {new!r} here")
+            problems += _config_changes(rel, rule, wc, record_config, config)
         bench = BENCHMARKS[rule].format(**wc).removeprefix(f"{RESULTS_DIR}/")
         benchmarks |= {bench, bench + JOB_CPU_SUFFIX}
-        data = results / PREPARED_DATA.format(name=wc["jab_data"])
+        data = results / PREPARED_DATA.format(name=wc[cells.data_wildcard])
         if not data.is_file():
             missing_data.add(str(data))
     # a benchmark of a job that does not resume here (another paper's, a cell left out) stays
@@ -909,6 +882,38 @@ def restore(
     }
     for rel in files:
         checked(record, rel, manifest)
+    _check_restorable(problems, missing_data)
+    _copy_restored(files, results, overwrite, out)
+    return out
+
+
+def _restored_files(record: Path, manifest: dict) -> dict[str, Path]:
+    """The record's cell tables and benchmark files: those the manifest lists and those lying
+    there unlisted (which the check against the manifest then refuses)."""
+    listed = {
+        rel: record / rel
+        for rel in manifest["files"]
+        if rel.startswith("benchmarks/") or cells_of(rel) is not None
+    }
+    return dict(sorted({**listed, **collect(record, patterns=RESTORED_PATTERNS)}.items()))
+
+
+def _config_changes(
+    rel: str, rule: str, wildcards: Mapping[str, str], old: Mapping, new: Mapping
+) -> list[str]:
+    """The config values the cell job at ``rel`` reads that differ between ``old`` (the
+    record's) and ``new``, as messages."""
+    out = []
+    for key in job_keys(rule, wildcards):
+        was, now = _value(old, key), _value(new, key)
+        if was != now:
+            out.append(f"{rel}: {key} is {was!r} in the record, {now!r} here")
+    return out
+
+
+def _check_restorable(problems: list[str], missing_data: set[str]) -> None:
+    """Stop before anything is copied when cells were made with other config values or the
+    prepared data they were computed from is missing."""
     if problems:
         raise RecordError(
             f"the record's cells were made with other config values than this run's "
@@ -924,6 +929,13 @@ def restore(
             "(snakemake --cores N data --configfile CONFIG; make record-resume does), so the "
             "restored cells are newer than the data they were computed from"
         )
+
+
+def _copy_restored(
+    files: Mapping[str, Path], results: Path, overwrite: bool, out: RestoreResult
+) -> None:
+    """Copy ``files`` into ``results`` (each atomically), keeping those the run has unless
+    ``overwrite``; noted in ``out``."""
     for rel, src in files.items():
         dest = results / rel
         if dest.exists() and not overwrite:
@@ -932,9 +944,8 @@ def restore(
         with atomic_path(dest) as tmp:
             shutil.copyfile(src, tmp)
         out.copied.append(rel)
-        if rel.startswith("jab/cells/"):
+        if cells_of(rel) is not None:
             out.cells.append((Path(results.name) / rel).as_posix())
-    return out
 
 
 def touch_cells(
@@ -962,7 +973,7 @@ def pending_touch(results: str | os.PathLike) -> list[str]:
     Raises
     ------
     RecordError
-        The marker is not a JSON list of J+aB cell paths.
+        The marker is not a JSON list of cell paths (:data:`CELL_PATTERNS`).
     """
     results = Path(results)
     marker = results / TOUCH_PENDING
@@ -972,13 +983,13 @@ def pending_touch(results: str | os.PathLike) -> list[str]:
         cells = json.loads(marker.read_text())
     except (OSError, ValueError):
         cells = None
-    prefix = f"{results.name}/jab/cells/"
+    prefixes = tuple(f"{results.name}/{c.folder}" for c in RECORD_CELLS)
     if not (isinstance(cells, list) and all(isinstance(c, str) for c in cells)) or any(
-        not c.startswith(prefix) or ".." in Path(c).parts for c in cells
+        not c.startswith(prefixes) or ".." in Path(c).parts for c in cells
     ):
         raise RecordError(
-            f"{marker} is not a list of J+aB cells ({prefix}...): delete it and rerun the "
-            "restore with --overwrite"
+            f"{marker} is not a list of cells ({', '.join(p + '...' for p in prefixes)}): "
+            "delete it and rerun the restore with --overwrite"
         )
     return [c for c in cells if (results.parent / c).is_file()]
 

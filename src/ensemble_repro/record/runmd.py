@@ -23,10 +23,10 @@ import yaml
 
 from ..claims.render import made_at
 from ..config import CHECKOUT_BASE
-from ..cost.machine import KERNEL_FAMILIES
+from ..cost.machine import KERNEL_FAMILIES, UNIT_FAMILIES
 from ..io import markdown_table, read_json, write_json, write_text
 from ..logs import JOB_CPU_SUFFIX
-from .files import RESULTS_DIR, record_as_run
+from ..paper_loader import PAPERS
 from .manifest import (
     CONFIG_NAME,
     MANIFEST,
@@ -38,13 +38,18 @@ from .manifest import (
     read_config,
     read_manifest,
 )
+from .rundir import RESULTS_DIR, record_as_run
 
 #: The workflow whose jobs the cost section estimates: this checkout's.
 SNAKEFILE = CHECKOUT_BASE.parents[1] / "Snakefile"
 #: Key of a provenance sidecar naming the commit that made its table (read when present).
 PROVENANCE_COMMIT_KEY = "commit"
-#: Parts of the run in the order of the cost table (a rule's part: ensemble_repro.cost.registry).
-COST_GROUPS = ("jab", "qwyc", "knapsack", "data")
+
+
+def cost_groups() -> tuple[str, ...]:
+    """Parts of the run in the order of the cost table: the papers in use, then ``data`` (a
+    rule's part: :mod:`ensemble_repro.cost.registry`)."""
+    return (*PAPERS, "data")
 
 
 @dataclass
@@ -178,7 +183,7 @@ def _slice_units(manifest: dict):
         per = ((p.get("machine") or {}).get("speed") or {}).get("cpu_time_vs_reference") or {}
         if set(KERNEL_FAMILIES) <= set(per):
             per_slice[p.get("slice")] = per
-    scaled = {name: base.scaled(per) for name, per in per_slice.items()}
+    scaled = {name: base.scaled(per, UNIT_FAMILIES) for name, per in per_slice.items()}
     files = manifest["files"]
 
     def units_of(job):
@@ -227,8 +232,28 @@ def _cost_section(
         est_same[r.paper] += r.estimated
         cpu_same[r.paper] += r.measured
     whole = {c.paper: c for c in estimate(jobs, config, cores)}
+    rows = _cost_rows(marks, whole, est_same, cpu_same, cores)
+    lines.append(markdown_table(pd.DataFrame(rows)).rstrip())
+    total = whole.get("total")
+    if total is not None:
+        lines += [
+            "",
+            f"Whole config, estimated: {total.jobs} jobs, {_hours(total.cpu_hours * 3600)} "
+            f"CPU-h, {_duration(total.wall_hours * 3600)} on {cores} core(s). Measured in "
+            f"all: {len(marks)} benchmarked jobs, {_hours(sum(b.cpu for b in marks))} CPU-h.",
+        ]
+    if rules:
+        lines += ["", "### Per rule", "", comparison_table(rules)]
+    return lines
+
+
+def _cost_rows(
+    marks: list[Benchmark], whole: dict, est_same: Counter, cpu_same: Counter, cores: int
+) -> list[dict]:
+    """One row per part of the run: measured against estimated CPU over the same jobs, its
+    measured wall time, and the estimate of all its jobs (``whole``: part -> PaperCost)."""
     rows = []
-    for paper in COST_GROUPS:
+    for paper in cost_groups():
         mine = [b for b in marks if b.paper == paper]
         if not mine and paper not in whole:
             continue
@@ -256,18 +281,7 @@ def _cost_section(
                 ),
             }
         )
-    lines.append(markdown_table(pd.DataFrame(rows)).rstrip())
-    total = whole.get("total")
-    if total is not None:
-        lines += [
-            "",
-            f"Whole config, estimated: {total.jobs} jobs, {_hours(total.cpu_hours * 3600)} "
-            f"CPU-h, {_duration(total.wall_hours * 3600)} on {cores} core(s). Measured in "
-            f"all: {len(marks)} benchmarked jobs, {_hours(sum(b.cpu for b in marks))} CPU-h.",
-        ]
-    if rules:
-        lines += ["", "### Per rule", "", comparison_table(rules)]
-    return lines
+    return rows
 
 
 def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) -> str:
@@ -307,7 +321,6 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
     cores = int((last.get("machine") or {}).get("cores") or 1)
     sidecars = _sidecars(record, manifest)
     marks = benchmarks(record)
-
     lines = [
         "# Run of record",
         "",
@@ -316,9 +329,19 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
         f"benchmark files; the last section is `{NOTES_NAME}`. Regenerate it rather than "
         "editing it.",
         "",
-        "## Commits",
-        "",
     ]
+    lines += _commits_section(publishes, sidecars)
+    lines += [""] + _config_section(record, manifest, config, last, sidecars)
+    lines += [""] + _machine_section(publishes)
+    lines += [""] + _dates_section(marks)
+    lines += [""] + _cost_section(record, cores, marks, manifest, snakefile)
+    lines += [""] + _load_section(record, manifest, marks)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _commits_section(publishes: list[dict], sidecars: list[dict]) -> list[str]:
+    """Each publish's slice, date and commit, and the commits the sidecars name."""
+    lines = ["## Commits", ""]
     rows = [
         {
             "slice": p.get("slice", "-"),
@@ -344,8 +367,15 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
             f"The {len(sidecars)} provenance sidecars name no commit; the commit above is the "
             "run checkout's at publish time."
         )
+    return lines
 
-    lines += ["", "## Config", ""]
+
+def _config_section(
+    record: Path, manifest: dict, config: dict, last: dict, sidecars: list[dict]
+) -> list[str]:
+    """The config files of the last publish, the papers switched on, when the verdicts were
+    made and the software stacks of the sidecars."""
+    lines = ["## Config", ""]
     files = last.get("config_files") or []
     lines.append(
         "Config files (last publish): "
@@ -368,9 +398,12 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
     if stacks:
         lines += ["", "Software (provenance sidecars):", ""]
         lines += [f"- {s} ({n} tables)" for s, n in stacks.most_common()]
+    return lines
 
-    lines += [
-        "",
+
+def _machine_section(publishes: list[dict]) -> list[str]:
+    """One row per distinct machine of the publishes, with the slices it ran."""
+    lines = [
         "## Machine",
         "",
         "CPU time vs the reference machine: the estimate's machine calibration (kernel CPU time "
@@ -398,9 +431,12 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
             }
         )
     lines.append(markdown_table(pd.DataFrame(mrows)).rstrip() if mrows else "Unknown.")
+    return lines
 
-    lines += [
-        "",
+
+def _dates_section(marks: list[Benchmark]) -> list[str]:
+    """Per part of the run, its first benchmarked job's start and its last one's end."""
+    lines = [
         "## Dates",
         "",
         "From the benchmark files (a job ended when its file was written, started its wall "
@@ -408,7 +444,7 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
         "",
     ]
     drows = []
-    for paper in COST_GROUPS:
+    for paper in cost_groups():
         mine = [b for b in marks if b.paper == paper and b.end]
         if mine:
             drows.append(
@@ -422,10 +458,12 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
                 }
             )
     lines.append(markdown_table(pd.DataFrame(drows)).rstrip() if drows else "No benchmarks.")
+    return lines
 
-    lines += [""] + _cost_section(record, cores, marks, manifest, snakefile)
 
-    lines += ["", "## Load while it ran", ""]
+def _load_section(record: Path, manifest: dict, marks: list[Benchmark]) -> list[str]:
+    """The record's notes on the load while it ran, and each part's CPU per wall second."""
+    lines = ["## Load while it ran", ""]
     notes = record / NOTES_NAME
     lines.append(
         checked(record, NOTES_NAME, manifest).read_text().strip()
@@ -434,7 +472,7 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
     )
     busy = [
         f"{paper} {sum(b.cpu for b in mine) / total:.2f}"
-        for paper in COST_GROUPS
+        for paper in cost_groups()
         if (mine := [b for b in marks if b.paper == paper])
         and (total := sum(b.wall for b in mine)) > 0
     ]
@@ -444,7 +482,7 @@ def run_md(record: str | os.PathLike, snakefile: str | os.PathLike = SNAKEFILE) 
             "CPU seconds per wall second of the benchmarked jobs (a job's threads busy; "
             "well below its thread count means it waited for the CPU): " + ", ".join(busy) + ".",
         ]
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
 def _speed(speed) -> str:

@@ -8,7 +8,7 @@ The method itself is the library's :mod:`ensemble_repro.conformal`.
 """
 
 from ..paper import Paper
-from . import config_checks, keys, names, registry
+from . import config_checks, cost_units, keys, names, record_cells, registry
 
 PAPER = Paper.declare(
     "jab",
@@ -20,4 +20,6 @@ PAPER = Paper.declare(
     order=1,
     package=__name__,
     check_config=config_checks.check,
+    cost_units=cost_units,
+    cells=record_cells,
 )

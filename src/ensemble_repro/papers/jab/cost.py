@@ -17,7 +17,9 @@ the cell reads (:func:`.jab.kind_grid`). Seconds per fit are interpolated log-lo
 the measured sizes (constant beyond them); a prediction costs rows x models x seconds per
 model-row. The out-of-bag aggregation and the interval arithmetic are left out (compiled
 kernels, under 5% of a cell once models are non-trivial). A cell starts with ``jab_start``
-(kernels loaded, fit workers started); MEPS, never measured, is priced as Blog. Collectors,
+(kernels loaded, fit workers started); MEPS, never measured, is priced as Blog
+(:data:`.cost_units.STAND_INS`); a data set with neither unit costs nor a stand-in stops the
+estimate (:func:`.cost_units.needed_unit_costs`). Collectors,
 figures, tables and the claims are light jobs.
 """
 
@@ -40,10 +42,8 @@ from .cells import (
     n_test_rows,
     resample_size,
 )
+from .cost_units import measured_as
 from .names import jab_figure_ids
-
-#: Data set whose unit costs stand in for one never measured (MEPS cannot be mirrored).
-FALLBACK = "blog"
 
 
 def expected_models(n: int, m: int, target: int, matched: str, replace: bool = True) -> float:
@@ -102,10 +102,9 @@ def cell_seconds(
 ) -> float:
     """CPU seconds of the work of one cell (all trials, :func:`trial_models`), without its
     start."""
-    key = f"{dataset}/{learner}"
-    if not units.has("jab_fit", key):
-        key = f"{FALLBACK}/{learner}"
-    rows = units.get("rows", dataset if units.has("rows", dataset) else FALLBACK)
+    measured = measured_as(dataset)
+    key = f"{measured}/{learner}"
+    rows = units.get("rows", measured)
     predict = units.get("jab_predict", key)
     trial = sum(
         models * (units.at("jab_fit", key, size) + predicted * predict)

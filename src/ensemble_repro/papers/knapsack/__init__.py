@@ -10,7 +10,7 @@ method itself is the library's :mod:`ensemble_repro.knapsack`.
 """
 
 from ..paper import Paper
-from . import config_checks, keys, names, registry
+from . import config_checks, cost_units, keys, names, registry
 
 PAPER = Paper.declare(
     "knapsack",
@@ -22,4 +22,5 @@ PAPER = Paper.declare(
     order=3,
     package=__name__,
     check_config=config_checks.check,
+    cost_units=cost_units,
 )

@@ -10,7 +10,7 @@ library's :mod:`ensemble_repro.qwyc`.
 """
 
 from ..paper import Paper
-from . import config_checks, keys, names, registry
+from . import config_checks, cost_units, keys, names, registry
 
 PAPER = Paper.declare(
     "qwyc",
@@ -22,4 +22,5 @@ PAPER = Paper.declare(
     order=2,
     package=__name__,
     check_config=config_checks.check,
+    cost_units=cost_units,
 )
