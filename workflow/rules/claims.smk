@@ -38,7 +38,7 @@ rule jab_claims:
         claims=PAPERS["jab"].claims_csv,
         page=f"{JR}/paper_vs_ours.md",
     log:
-        "results/logs/claims/jab.log",
+        LOGS["jab_claims"],
     benchmark:
         BENCHMARKS["jab_claims"]
     localrule: True
@@ -74,7 +74,7 @@ rule qwyc_claims:
     output:
         PAPERS["qwyc"].claims_csv,
     log:
-        "results/logs/claims/qwyc.log",
+        LOGS["qwyc_claims"],
     benchmark:
         BENCHMARKS["qwyc_claims"]
     localrule: True
@@ -92,16 +92,19 @@ rule qwyc_claims:
 
 rule knapsack_claims:
     """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
-    adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
+    adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes,
+    and the paper's numbers page below them."""
     input:
         **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "small")},
         beta_fit=KN_TABLE_FILES["beta_fit"],
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),
+        **{k: KN_TABLE_FILES[k] for k in KNAPSACK_PAGE_TABLES},
     output:
-        PAPERS["knapsack"].claims_csv,
+        claims=PAPERS["knapsack"].claims_csv,
+        page=f"{KN}/paper_vs_ours.md",
     log:
-        "results/logs/claims/knapsack.log",
+        LOGS["knapsack_claims"],
     benchmark:
         BENCHMARKS["knapsack_claims"]
     localrule: True
@@ -130,7 +133,7 @@ rule verdict_forest:
             labels=lambda wc: {"page": f"forest plot: {wc.paper}"},
         ),
     log:
-        "results/logs/claims/forest_{paper}.log",
+        LOGS["verdict_forest"],
     benchmark:
         BENCHMARKS["verdict_forest"]
     wildcard_constraints:
@@ -175,7 +178,7 @@ rule table_html:
             for t in REPORT_TABLES
         ],
     log:
-        "results/logs/claims/table_html.log",
+        LOGS["table_html"],
     benchmark:
         BENCHMARKS["table_html"]
     localrule: True
