@@ -96,10 +96,10 @@ rule knapsack_claims:
     and the paper's numbers page below them."""
     input:
         **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "small")},
+        **{k: KN_TABLE_FILES[k] for k in KNAPSACK_PAGE_TABLES},
         beta_fit=KN_TABLE_FILES["beta_fit"],
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),
-        **{k: KN_TABLE_FILES[k] for k in KNAPSACK_PAGE_TABLES},
     output:
         claims=PAPERS["knapsack"].claims_csv,
         page=f"{KN}/paper_vs_ours.md",
