@@ -5,7 +5,7 @@
 # whose rows carry the scale and date they were made at.
 
 from ensemble_repro.claims.forest import FOREST_FIGURE
-from ensemble_repro.claims.registry import (
+from ensemble_repro.claims.claim import (
     CLAIMS_CSV,
     SCALE_ENV,
     TABLE_HTML,

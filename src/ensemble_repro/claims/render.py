@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..papers import PAPERS
-from .registry import PAPER_RECORD, PAPER_SCALE, VERDICT_MD
+from .claim import PAPER_RECORD, PAPER_SCALE, VERDICT_MD
 from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, VERDICTS
 
 #: Paper key -> title, in report order.

@@ -38,7 +38,7 @@ class Paper:
     category : str
         Its outputs' category in the Snakemake report.
     claims : tuple of Claim
-        The claims the pipeline checks (:class:`ensemble_repro.claims.registry.Claim`), in
+        The claims the pipeline checks (:class:`ensemble_repro.claims.claim.Claim`), in
         report order.
     rule_keys : mapping
         Rule -> the dotted config keys its jobs read (``{qwyc_data}`` stands for a wildcard).

@@ -3,14 +3,14 @@ the creation of ensembles*.
 
 The pipeline's slice of the paper: the worked examples and selection runs of Sections II-VI
 (:mod:`.cells`), the classifier pools' measured training times (:mod:`.measured_costs`), the
-figures and the paper-vs-ours table (:mod:`.plots`), the claims checked (:mod:`.registry`,
+figures and the paper-vs-ours table (:mod:`.plots`), the claims checked (:mod:`.claim_list`,
 :mod:`.margins`) and their evaluator (:mod:`.claims`), the cost of its jobs (:mod:`.cost`),
 pool and output names (:mod:`.names`) and the config keys of its rules (:mod:`.keys`). The
 method itself is the library's :mod:`ensemble_repro.knapsack`.
 """
 
 from ..paper import Paper
-from . import keys, names, registry
+from . import claim_list, keys, names
 
 PAPER = Paper.declare(
     "knapsack",
@@ -18,5 +18,5 @@ PAPER = Paper.declare(
     "Knapsack ensembles",
     keys=keys,
     names=names,
-    registry=registry,
+    registry=claim_list,
 )
