@@ -29,7 +29,7 @@ MODULES = [
     "ensemble_repro.papers",
     "ensemble_repro.rule_keys",
     "ensemble_repro.claims.forest",
-    "ensemble_repro.claims.registry",
+    "ensemble_repro.claims.claim",
     "ensemble_repro.cluster",
     "ensemble_repro.estimate",
 ]

@@ -5,7 +5,7 @@ import pytest
 from claims_fixtures import jab_tables
 
 from ensemble_repro.claims.build import write_verdicts
-from ensemble_repro.claims.registry import COLUMNS
+from ensemble_repro.claims.claim import COLUMNS
 from ensemble_repro.claims.rules import NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, VERDICTS
 from ensemble_repro.claims.table import claims_frame, read_claims
 from ensemble_repro.paper_loader import CLAIMS, PAPERS

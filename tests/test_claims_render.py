@@ -11,7 +11,7 @@ import pytest
 
 from ensemble_repro.claims import forest
 from ensemble_repro.claims.build import write_verdicts
-from ensemble_repro.claims.registry import PAPER_RECORD
+from ensemble_repro.claims.claim import PAPER_RECORD
 from ensemble_repro.claims.render import summary, summary_rst, verdict_html, verdict_markdown
 from ensemble_repro.claims.rules import (
     INCONCLUSIVE,

@@ -34,7 +34,7 @@ from ensemble_repro.papers.jab import cells as jab
 from ensemble_repro.papers.jab import cost as jab_cost
 from ensemble_repro.papers.qwyc import cells as qwyc
 from ensemble_repro.papers.qwyc import cost as qwyc_cost
-from ensemble_repro.rule_keys import BENCHMARKS
+from ensemble_repro.rule_keys import BENCHMARKS, LOGS
 
 CONFIGS = {
     "smoke": REPO / "config" / "smoke.yaml",
@@ -659,11 +659,29 @@ def test_rules_take_their_benchmark_files_from_the_library():
     # every rule that runs a script measures itself (the estimate's overheads need them all)
     scripted = set(re.findall(r"^rule (\w+):(?:(?!^rule ).)*?^    script:", text, re.M | re.S))
     assert scripted and scripted <= {rule for rule, _ in declared}
-    # and its log mirrors its benchmark file, where the job writes its own CPU count
+    # and its log, LOGS[<its rule>], mirrors its benchmark file, where the job writes its own
+    # CPU count
     logs = dict(
-        re.findall(r'^rule (\w+):(?:(?!^rule ).)*?^    log:\n\s+"([^"]+)",?$', text, re.M | re.S)
+        re.findall(r"^rule (\w+):(?:(?!^rule ).)*?^    log:\n\s+([^\n]+)$", text, re.M | re.S)
     )
-    assert {rule: benchmark_of_log(logs.get(rule, "")) for rule in BENCHMARKS} == BENCHMARKS
+    assert {rule: logs.get(rule, "").strip() for rule in BENCHMARKS} == {
+        rule: f'LOGS["{rule}"],' for rule in BENCHMARKS
+    }
+    assert {rule: benchmark_of_log(LOGS[rule]) for rule in BENCHMARKS} == BENCHMARKS
+
+
+def test_benchmark_files_of_the_record_are_the_rules_benchmark_files():
+    """The published run's benchmark files (read back by ``make verify`` and the estimate) are
+    each the ``benchmark:`` file of one rule's job, as the rules name them today."""
+    published = sorted((REPO / "record" / "paper" / "benchmarks").rglob("*.tsv"))
+    assert published, "no benchmark files in the record"
+    patterns = {
+        rule: re.compile(re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)) + "$")
+        for rule, path in BENCHMARKS.items()
+    }
+    for f in published:
+        rel = "results/" + f.relative_to(REPO / "record" / "paper").as_posix()
+        assert [r for r, pat in patterns.items() if pat.match(rel)], rel
 
 
 @pytest.mark.parametrize(

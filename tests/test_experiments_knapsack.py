@@ -14,6 +14,7 @@ from workflow_helpers import merged_config
 from ensemble_repro.knapsack import exhaustive
 from ensemble_repro.knapsack.pools import synthetic_pool
 from ensemble_repro.papers.knapsack import cells as kx
+from ensemble_repro.papers.knapsack import page as kpage
 from ensemble_repro.papers.knapsack import plots as kp
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
@@ -171,8 +172,8 @@ def test_fig1_and_numbers_page_carry_no_verdict_words(tmp_path):
     runs, _ = kx.selection_cell(rng.beta(8, 4, 12), rng.exponential(1, 12), 3, _cfg(), [0, 1])
     runs.insert(0, "pool", "syn")
     tables = kx.summary_tables(runs, [], seed=0, beta_fit="moments")
-    text = kp.paper_vs_ours(
-        worked, rates, tables["summary"], tables["levels"], tables["rule_check"], 20, {}
+    text = kpage.paper_vs_ours(
+        worked, rates, tables["summary"], tables["levels"], tables["rule_check"], 20, {}, []
     )
     words = r"\b(holds|yes|no|True|False|reproduced|not observed)\b"
     assert not re.search(words, text.replace("paper vs ours", "")), re.search(words, text)

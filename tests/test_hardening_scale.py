@@ -9,7 +9,7 @@ import re
 import pytest
 from workflow_helpers import REPO, SMOKE, run_snakemake
 
-from ensemble_repro.claims.registry import scale_label, shipped_scales
+from ensemble_repro.claims.claim import scale_label, shipped_scales
 from ensemble_repro.paper_loader import PAPERS
 from ensemble_repro.rule_keys import (
     RULE_KEYS,

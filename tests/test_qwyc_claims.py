@@ -422,16 +422,16 @@ def test_registry_rule_text_is_built_from_the_evaluators_margins():
 def test_registry_rule_text_follows_a_changed_margin(monkeypatch):
     import importlib
 
-    from ensemble_repro.papers.qwyc import registry
+    from ensemble_repro.papers.qwyc import claim_list
 
     monkeypatch.setattr(margins, "QWYC_MIN_SPEEDUP", 3.0)
     try:
-        reloaded = importlib.reload(registry)
+        reloaded = importlib.reload(claim_list)
         fewer_models = next(c for c in reloaded.CLAIMS if c.id == "qwyc.fewer_models")
         assert "inside the paper's 3x-4x" in fewer_models.rule
     finally:
         monkeypatch.undo()
-        importlib.reload(registry)
+        importlib.reload(claim_list)
 
 
 # ---------------------------------------------------------------- the experiment side

@@ -22,7 +22,7 @@ from record_fixtures import seal
 from workflow_helpers import SMOKE, SNAKEFILE, run_snakemake, smoke_config
 
 from ensemble_repro import record as rec
-from ensemble_repro.claims.registry import COLUMNS
+from ensemble_repro.claims.claim import COLUMNS
 from ensemble_repro.claims.rules import VERDICTS
 from ensemble_repro.cost.dag import config_jobs
 from ensemble_repro.cost.machine import KERNEL_FAMILIES

@@ -15,7 +15,7 @@ import pytest
 from record_fixtures import seal
 
 from ensemble_repro import verify as v
-from ensemble_repro.claims.registry import COLUMNS as CLAIM_COLUMNS
+from ensemble_repro.claims.claim import COLUMNS as CLAIM_COLUMNS
 
 
 def write(root: Path, rel: str, df: pd.DataFrame) -> Path:

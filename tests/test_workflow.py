@@ -28,7 +28,7 @@ from workflow_helpers import (
     workflow_env,
 )
 
-from ensemble_repro.claims.registry import CLAIMS_CSV, VERDICT_HTML, VERDICT_MD
+from ensemble_repro.claims.claim import CLAIMS_CSV, VERDICT_HTML, VERDICT_MD
 from ensemble_repro.claims.table import read_claims
 from ensemble_repro.paper_loader import PAPERS
 

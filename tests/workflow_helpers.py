@@ -246,7 +246,7 @@ def result_tables(workdir: Path) -> dict[str, bytes]:
     """Every result table (CSV without its timing columns) and provenance sidecar, as bytes."""
     import pandas as pd
 
-    from ensemble_repro.claims.registry import CLAIMS_CSV
+    from ensemble_repro.claims.claim import CLAIMS_CSV
     from ensemble_repro.claims.table import run_independent
     from ensemble_repro.io import drop_timing
 

@@ -9,12 +9,69 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Mapping
 
 LOGGER_NAME = "ensemble_repro"
 #: Suffix of a benchmark file's sidecar holding the job's own CPU seconds, written as the job
 #: exits (:func:`setup_logging`): Snakemake samples a job's CPU time every 0.5 s for 15 s and
 #: then every 30 s, so its benchmark file misses up to 30 s of each job.
 JOB_CPU_SUFFIX = ".cpu"
+
+
+#: Where the jobs' ``benchmark:`` and ``log:`` files live (a rule's two mirror each other).
+BENCHMARK_DIR, LOG_DIR = "results/benchmarks", "results/logs"
+
+
+def benchmark_file(place: str, wildcards: str = "") -> str:
+    """A rule's ``benchmark:`` file: ``results/benchmarks/<place>[/<wildcards>].tsv``.
+
+    Examples
+    --------
+    >>> benchmark_file("qwyc/model", "{qwyc_data}"), benchmark_file("jab/collect")
+    ('results/benchmarks/qwyc/model/{qwyc_data}.tsv', 'results/benchmarks/jab/collect.tsv')
+    """
+    return f"{BENCHMARK_DIR}/{place}{'/' + wildcards if wildcards else ''}.tsv"
+
+
+def paper_benchmarks(paper: str, rules: Mapping[str, str | tuple[str, str]]) -> dict[str, str]:
+    """Rule -> ``benchmark:`` file of a paper's rules, each named ``<paper>_<name>``.
+
+    ``rules`` maps ``name`` to the wildcards of its jobs' file name (``""``: one job), or to
+    ``(place, wildcards)`` when its files are not under ``<paper>/<name>``. The paper's
+    claims rule, ``<paper>_claims``, measures itself in ``claims/<paper>.tsv``.
+
+    Examples
+    --------
+    >>> paper_benchmarks("qwyc", {"model": "{qwyc_data}"})["qwyc_model"]
+    'results/benchmarks/qwyc/model/{qwyc_data}.tsv'
+    >>> paper_benchmarks("jab", {"main_cell": ("main", "{jab_data}")})["jab_main_cell"]
+    'results/benchmarks/jab/main/{jab_data}.tsv'
+    >>> paper_benchmarks("jab", {})
+    {'jab_claims': 'results/benchmarks/claims/jab.tsv'}
+    """
+    files = {}
+    for name, spec in rules.items():
+        place, wildcards = spec if isinstance(spec, tuple) else (name, spec)
+        files[f"{paper}_{name}"] = benchmark_file(f"{paper}/{place}", wildcards)
+    return {**files, f"{paper}_claims": benchmark_file(f"claims/{paper}")}
+
+
+def log_of_benchmark(benchmark: str) -> str:
+    """The ``log:`` file of the job whose ``benchmark:`` file is ``benchmark`` (the inverse of
+    :func:`benchmark_of_log`).
+
+    Examples
+    --------
+    >>> log_of_benchmark("results/benchmarks/qwyc/model/{qwyc_data}.tsv")
+    'results/logs/qwyc/model/{qwyc_data}.log'
+    """
+    head, sep, rest = benchmark.partition(f"{BENCHMARK_DIR}/")
+    if not sep or not rest.endswith(".tsv"):
+        raise ValueError(
+            f"{benchmark!r} is not a benchmark file ({BENCHMARK_DIR}/<place>.tsv); "
+            "make it with benchmark_file"
+        )
+    return f"{head}{LOG_DIR}/{rest[: -len('.tsv')]}.log"
 
 
 def benchmark_of_log(log_path: str) -> str | None:
@@ -28,10 +85,10 @@ def benchmark_of_log(log_path: str) -> str | None:
     >>> benchmark_of_log("elsewhere.log") is None
     True
     """
-    head, sep, rest = str(log_path).partition("results/logs/")
+    head, sep, rest = str(log_path).partition(f"{LOG_DIR}/")
     if not sep or not rest.endswith(".log"):
         return None
-    return f"{head}results/benchmarks/{rest[: -len('.log')]}.tsv"
+    return f"{head}{BENCHMARK_DIR}/{rest[: -len('.log')]}.tsv"
 
 
 def job_cpu_seconds() -> float:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims.registry import CLAIMS_CSV, TABLE_HTML, VERDICT_HTML, VERDICT_MD, VERDICT_SUMMARY_RST
+from .claims.claim import CLAIMS_CSV, TABLE_HTML, VERDICT_HTML, VERDICT_MD, VERDICT_SUMMARY_RST
 from .claims.render import made_at
 from .io import markdown_cell, read_json, write_text
 from .paper_loader import PAPERS

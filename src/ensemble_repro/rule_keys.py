@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
+from .logs import benchmark_file, log_of_benchmark
 from .paper_loader import PAPERS, follow, union
 
 #: Rule -> the config keys its jobs read (a job may read fewer: :func:`job_keys`).
@@ -40,6 +41,8 @@ VERDICT_RULES: dict[str, tuple[str, ...]] = {}
 #: The ``benchmark:`` file of each rule that runs a script, formatted with the job's wildcards
 #: (the rules take it from here; ``ensemble_repro.estimate`` reads the measured CPU time back).
 BENCHMARKS: dict[str, str] = {}
+#: The ``log:`` file of each rule with a benchmark, mirroring it (the rules take it from here).
+LOGS: dict[str, str] = {}
 
 
 def _tables() -> None:
@@ -74,15 +77,17 @@ def _tables() -> None:
     BENCHMARKS.clear()
     BENCHMARKS.update(
         {
-            "fetch": "results/benchmarks/data/fetch/{group}/{filename}.tsv",
-            "prepare": "results/benchmarks/data/prepare/{name}.tsv",
+            "fetch": benchmark_file("data/fetch", "{group}/{filename}"),
+            "prepare": benchmark_file("data/prepare", "{name}"),
             **{rule: path for p in papers for rule, path in p.benchmarks.items()},
-            "verdict_forest": "results/benchmarks/claims/forest_{paper}.tsv",
-            "table_html": "results/benchmarks/claims/table_html.tsv",
-            "paper_vs_ours": "results/benchmarks/report/paper_vs_ours.tsv",
-            "results_index": "results/benchmarks/report/results_index.tsv",
+            "verdict_forest": benchmark_file("claims/forest_{paper}"),
+            "table_html": benchmark_file("claims/table_html"),
+            "paper_vs_ours": benchmark_file("report/paper_vs_ours"),
+            "results_index": benchmark_file("report/results_index"),
         }
     )
+    LOGS.clear()
+    LOGS.update({rule: log_of_benchmark(path) for rule, path in BENCHMARKS.items()})
 
 
 follow(_tables)

@@ -6,7 +6,7 @@
 # whose rows carry the scale and date they were made at.
 
 from ensemble_repro.claims.forest import FOREST_FIGURE
-from ensemble_repro.claims.registry import (
+from ensemble_repro.claims.claim import (
     CLAIMS_CSV,
     SCALE_ENV,
     TABLE_HTML,
@@ -43,7 +43,7 @@ rule verdict_forest:
             labels=lambda wc: {"page": f"forest plot: {wc.paper}"},
         ),
     log:
-        "results/logs/claims/forest_{paper}.log",
+        LOGS["verdict_forest"],
     benchmark:
         BENCHMARKS["verdict_forest"]
     wildcard_constraints:
@@ -88,7 +88,7 @@ rule table_html:
             for t in REPORT_TABLES
         ],
     log:
-        "results/logs/claims/table_html.log",
+        LOGS["table_html"],
     benchmark:
         BENCHMARKS["table_html"]
     localrule: True

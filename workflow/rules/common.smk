@@ -21,7 +21,13 @@ from ensemble_repro.config import (
 )
 from ensemble_repro.data import DataError, preflight, prepared_names_for
 from ensemble_repro.paper_loader import PAPERS
-from ensemble_repro.rule_keys import BENCHMARKS, FETCH_SETTINGS_ENV, TRANSPORT_KEYS, job_keys
+from ensemble_repro.rule_keys import (
+    BENCHMARKS,
+    FETCH_SETTINGS_ENV,
+    LOGS,
+    TRANSPORT_KEYS,
+    job_keys,
+)
 from ensemble_repro.snakemake_guard import check_installed
 
 # Config files are data: Snakemake must have read them with the strict loader (no YTE code).

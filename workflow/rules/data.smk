@@ -19,7 +19,7 @@ rule fetch:
     output:
         "resources/raw/{group}/{filename}",
     log:
-        "results/logs/data/fetch/{group}/{filename}.log",
+        LOGS["fetch"],
     benchmark:
         BENCHMARKS["fetch"]
     retries: 2
@@ -41,7 +41,7 @@ rule prepare:
         table="results/data/{name}.parquet",
         meta="results/data/{name}.json",
     log:
-        "results/logs/data/prepare/{name}.log",
+        LOGS["prepare"],
     benchmark:
         BENCHMARKS["prepare"]
     conda:

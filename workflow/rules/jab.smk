@@ -65,7 +65,7 @@ rule jab_main_cell:
     output:
         f"{JR}/cells/main/{{jab_data}}/{{jab_learner}}/m{{jab_m}}.parquet",
     log:
-        "results/logs/jab/main/{jab_data}_{jab_learner}_m{jab_m}.log",
+        LOGS["jab_main_cell"],
     benchmark:
         BENCHMARKS["jab_main_cell"]
     group:
@@ -89,7 +89,7 @@ rule jab_jplus_cell:
     output:
         f"{JR}/cells/jplus/{{jab_data}}/{{jab_learner}}.parquet",
     log:
-        "results/logs/jab/jplus/{jab_data}_{jab_learner}.log",
+        LOGS["jab_jplus_cell"],
     benchmark:
         BENCHMARKS["jab_jplus_cell"]
     group:
@@ -113,7 +113,7 @@ rule jab_fixed_vs_random_cell:
     output:
         f"{JR}/cells/fixed_vs_random/{{jab_data}}/{{jab_learner}}/m{{jab_m}}.parquet",
     log:
-        "results/logs/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.log",
+        LOGS["jab_fixed_vs_random_cell"],
     benchmark:
         BENCHMARKS["jab_fixed_vs_random_cell"]
     group:
@@ -138,7 +138,7 @@ rule jab_without_replacement_cell:
     output:
         f"{JR}/cells/without_replacement/{{jab_data}}/{{jab_learner}}/m{{jab_m}}.parquet",
     log:
-        "results/logs/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.log",
+        LOGS["jab_without_replacement_cell"],
     benchmark:
         BENCHMARKS["jab_without_replacement_cell"]
     group:
@@ -184,7 +184,7 @@ rule jab_collect:
         fvr=f"{JR}/fixed_vs_random.csv",
         wor=f"{JR}/without_replacement.csv",
     log:
-        "results/logs/jab/collect.log",
+        LOGS["jab_collect"],
     benchmark:
         BENCHMARKS["jab_collect"]
     localrule: True
@@ -222,7 +222,7 @@ rule jab_figures:
             for key, path in JAB_FIG_FILES.items()
         },
     log:
-        "results/logs/jab/figures.log",
+        LOGS["jab_figures"],
     benchmark:
         BENCHMARKS["jab_figures"]
     localrule: True
@@ -250,7 +250,7 @@ rule jab_tables:
     output:
         **JAB_TABLE_FILES,
     log:
-        "results/logs/jab/tables.log",
+        LOGS["jab_tables"],
     benchmark:
         BENCHMARKS["jab_tables"]
     localrule: True
@@ -280,7 +280,7 @@ rule jab_claims:
         claims=PAPERS["jab"].claims_csv,
         page=f"{JR}/paper_vs_ours.md",
     log:
-        "results/logs/claims/jab.log",
+        LOGS["jab_claims"],
     benchmark:
         BENCHMARKS["jab_claims"]
     localrule: True

@@ -12,6 +12,7 @@ from ensemble_repro.papers.knapsack.names import (
     KNAPSACK_EXAMPLE_MD,
     KNAPSACK_EXAMPLE_TABLES,
     KNAPSACK_MEASURED_COSTS,
+    KNAPSACK_PAGE_TABLES,
     KNAPSACK_TABLE_CAPTIONS,
     KNAPSACK_TABLES,
     SYNTHETIC_PREFIX,
@@ -80,7 +81,7 @@ rule knapsack_examples:
             labels={"figure": "Fig. 1 (Lemma IV.1)"},
         ),
     log:
-        "results/logs/knapsack/examples.log",
+        LOGS["knapsack_examples"],
     benchmark:
         BENCHMARKS["knapsack_examples"]
     conda:
@@ -106,7 +107,7 @@ rule knapsack_pool:
         pool=f"{KN}/pools/{{kn_data}}.csv",
         votes=f"{KN}/pools/{{kn_data}}_votes.parquet",
     log:
-        "results/logs/knapsack/pool/{kn_data}.log",
+        LOGS["knapsack_pool"],
     benchmark:
         BENCHMARKS["knapsack_pool"]
     group:
@@ -131,7 +132,7 @@ rule knapsack_measure_costs:
     output:
         KNAPSACK_MEASURED_COSTS,
     log:
-        "results/logs/knapsack/costs/{kn_data}.log",
+        LOGS["knapsack_measure_costs"],
     benchmark:
         BENCHMARKS["knapsack_measure_costs"]
     conda:
@@ -152,7 +153,7 @@ rule knapsack_costs:
     input:
         expand(KNAPSACK_MEASURED_COSTS, kn_data=KNAPSACK_DATASETS),
     log:
-        "results/logs/knapsack/costs_install.log",
+        LOGS["knapsack_costs"],
     benchmark:
         BENCHMARKS["knapsack_costs"]
     localrule: True
@@ -183,7 +184,7 @@ rule knapsack_select:
         runs=f"{KN}/runs/{{kn_pool}}.csv",
         traces=f"{KN}/runs/{{kn_pool}}_traces.parquet",
     log:
-        "results/logs/knapsack/select/{kn_pool}.log",
+        LOGS["knapsack_select"],
     benchmark:
         BENCHMARKS["knapsack_select"]
     group:
@@ -201,7 +202,7 @@ rule knapsack_select:
 
 
 rule knapsack_summary:
-    """Tables, figures and paper_vs_ours.md of the knapsack paper."""
+    """Tables and figures of the knapsack paper (its paper_vs_ours.md: knapsack_claims)."""
     input:
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         traces=expand(f"{KN}/runs/{{kn_pool}}_traces.parquet", kn_pool=KNAPSACK_POOLS),
@@ -238,9 +239,8 @@ rule knapsack_summary:
             category=KN_CAT,
             labels={"figure": "independence model vs held-out vote (Section VI)"},
         ),
-        paper_vs_ours=f"{KN}/paper_vs_ours.md",  # the report shows the verdict page instead
     log:
-        "results/logs/knapsack/summary.log",
+        LOGS["knapsack_summary"],
     benchmark:
         BENCHMARKS["knapsack_summary"]
     localrule: True
@@ -258,7 +258,9 @@ rule knapsack_summary:
 
 # the paper's final outputs (common.smk's paper_targets); a lambda: they are its rules' outputs
 PAPER_TARGETS["knapsack"] = lambda: (
-    list(rules.knapsack_summary.output) + list(rules.knapsack_examples.output)
+    list(rules.knapsack_summary.output)
+    + list(rules.knapsack_examples.output)
+    + [f"{KN}/paper_vs_ours.md"]
     if experiment_on("knapsack")
     else []
 )
@@ -267,16 +269,19 @@ PAPER_TARGETS["knapsack"] = lambda: (
 # Its verdicts: results/knapsack/claims.csv (merged by report.smk's paper_vs_ours).
 rule knapsack_claims:
     """Verdicts on the knapsack claims from the worked example, the greedy worst cases, the
-    adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes."""
+    adversarial pool, the Beta-model tables, every pool's selection runs and the UCI test votes,
+    and the paper's numbers page below them."""
     input:
         **{k: KN_EXAMPLE_FILES[k] for k in ("worked", "rates", "lemma", "greedy", "sizes", "small")},
+        **{k: KN_TABLE_FILES[k] for k in KNAPSACK_PAGE_TABLES},
         beta_fit=KN_TABLE_FILES["beta_fit"],
         runs=expand(f"{KN}/runs/{{kn_pool}}.csv", kn_pool=KNAPSACK_POOLS),
         votes=expand(f"{KN}/pools/{{kn_data}}_votes.parquet", kn_data=KNAPSACK_DATASETS),
     output:
-        PAPERS["knapsack"].claims_csv,
+        claims=PAPERS["knapsack"].claims_csv,
+        page=f"{KN}/paper_vs_ours.md",
     log:
-        "results/logs/claims/knapsack.log",
+        LOGS["knapsack_claims"],
     benchmark:
         BENCHMARKS["knapsack_claims"]
     localrule: True

@@ -79,7 +79,7 @@ rule qwyc_model:
         smaller=f"{QR}/{{qwyc_data}}/smaller_ensembles.csv",
         smaller_md=f"{QR}/{{qwyc_data}}/smaller_ensembles.md",
     log:
-        "results/logs/qwyc/model/{qwyc_data}.log",
+        LOGS["qwyc_model"],
     benchmark:
         BENCHMARKS["qwyc_model"]
     conda:
@@ -102,7 +102,7 @@ rule qwyc_sweep:
         csv=f"{QR}/{{qwyc_data}}/sweeps/{{qwyc_method}}.csv",
         rows=f"{QR}/{{qwyc_data}}/rows/{{qwyc_method}}.parquet",
     log:
-        "results/logs/qwyc/sweep/{qwyc_data}_{qwyc_method}.log",
+        LOGS["qwyc_sweep"],
     benchmark:
         BENCHMARKS["qwyc_sweep"]
     group:
@@ -137,7 +137,7 @@ rule qwyc_figure:
         csv=f"{QR}/{{qwyc_data}}/figure1.csv",
         md=f"{QR}/{{qwyc_data}}/figure1.md",
     log:
-        "results/logs/qwyc/figure/{qwyc_data}.log",
+        LOGS["qwyc_figure"],
     benchmark:
         BENCHMARKS["qwyc_figure"]
     localrule: True
@@ -163,7 +163,7 @@ rule qwyc_sensitivity:
         md=f"{QR}/{{qwyc_data}}/sensitivity_{{qwyc_setting}}.md",
         rows=f"{QR}/{{qwyc_data}}/rows/sensitivity_{{qwyc_setting}}.parquet",
     log:
-        "results/logs/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.log",
+        LOGS["qwyc_sensitivity"],
     benchmark:
         BENCHMARKS["qwyc_sensitivity"]
     group:
@@ -194,7 +194,7 @@ rule qwyc_sensitivity_figure:
             labels={"figure": "sensitivity (beyond the paper)", "data set": "{qwyc_data}"},
         ),
     log:
-        "results/logs/qwyc/sensitivity_figure/{qwyc_data}.log",
+        LOGS["qwyc_sensitivity_figure"],
     benchmark:
         BENCHMARKS["qwyc_sensitivity_figure"]
     localrule: True
@@ -222,7 +222,7 @@ rule qwyc_timing:
         runs=f"{QR}/{{qwyc_data}}/timing_runs.csv",
         runs_md=f"{QR}/{{qwyc_data}}/timing_runs.md",
     log:
-        "results/logs/qwyc/timing/{qwyc_data}.log",
+        LOGS["qwyc_timing"],
     benchmark:
         BENCHMARKS["qwyc_timing"]
     conda:
@@ -251,7 +251,7 @@ rule qwyc_refits:
         md=f"{QR}/{{qwyc_data}}/refits.md",
         smaller_rows=f"{QR}/{{qwyc_data}}/rows/smaller_same_lr.parquet",
     log:
-        "results/logs/qwyc/refits/{qwyc_data}.log",
+        LOGS["qwyc_refits"],
     benchmark:
         BENCHMARKS["qwyc_refits"]
     conda:
@@ -276,7 +276,7 @@ rule qwyc_approximation:
         csv=f"{QR}/{{qwyc_data}}/approximation.csv",
         md=f"{QR}/{{qwyc_data}}/approximation.md",
     log:
-        "results/logs/qwyc/approximation/{qwyc_data}.log",
+        LOGS["qwyc_approximation"],
     benchmark:
         BENCHMARKS["qwyc_approximation"]
     conda:
@@ -292,16 +292,17 @@ rule qwyc_approximation:
 
 
 rule qwyc_paper_vs_ours:
-    """The paper's claims next to the measured numbers."""
+    """The paper's claims next to the measured numbers, its verdicts copied from claims.csv."""
     input:
         points=[f"{QR}/{d}/figure1.csv" for d in QWYC_DATASETS],
         smaller=[f"{QR}/{d}/smaller_ensembles.csv" for d in QWYC_DATASETS],
         timing=[f"{QR}/{d}/timing.csv" for d in QWYC_DATASETS],
         sensitivity=[f"{QR}/{d}/sensitivity_{s}.csv" for d in QWYC_DATASETS for s in QWYC_SENS],
+        claims=PAPERS["qwyc"].claims_csv,
     output:
         f"{QR}/paper_vs_ours.md",  # the report shows the verdict page built from claims.csv
     log:
-        "results/logs/qwyc/paper_vs_ours.log",
+        LOGS["qwyc_paper_vs_ours"],
     benchmark:
         BENCHMARKS["qwyc_paper_vs_ours"]
     localrule: True
@@ -337,7 +338,7 @@ rule qwyc_claims:
     output:
         PAPERS["qwyc"].claims_csv,
     log:
-        "results/logs/claims/qwyc.log",
+        LOGS["qwyc_claims"],
     benchmark:
         BENCHMARKS["qwyc_claims"]
     localrule: True

@@ -22,7 +22,7 @@ rule paper_vs_ours:
         ),
         rst=VERDICT_SUMMARY_RST,
     log:
-        "results/logs/report/paper_vs_ours.log",
+        LOGS["paper_vs_ours"],
     benchmark:
         BENCHMARKS["paper_vs_ours"]
     localrule: True
@@ -53,7 +53,7 @@ rule results_index:
             category="Overview",
         ),
     log:
-        "results/logs/report/results_index.log",
+        LOGS["results_index"],
     benchmark:
         BENCHMARKS["results_index"]
     localrule: True

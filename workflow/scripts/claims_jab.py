@@ -5,7 +5,7 @@ from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.claims.registry import run_scale  # noqa: E402
+from ensemble_repro.claims.claim import run_scale  # noqa: E402
 from ensemble_repro.papers.jab.claims import write_claims  # noqa: E402
 
 p = snakemake.params

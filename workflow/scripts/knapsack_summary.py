@@ -1,10 +1,10 @@
-"""Knapsack tables (CSV + Markdown), figures and paper_vs_ours.md from all selection runs."""
+"""Knapsack tables (CSV + Markdown) and figures from all selection runs."""
 
 from ensemble_repro.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 
-from ensemble_repro.io import write_csv, write_markdown, write_text  # noqa: E402
+from ensemble_repro.io import write_csv, write_markdown  # noqa: E402
 from ensemble_repro.papers.knapsack import cells  # noqa: E402
 from ensemble_repro.papers.knapsack.names import KNAPSACK_TABLES  # noqa: E402
 from ensemble_repro.provenance import write_provenance  # noqa: E402
@@ -25,4 +25,3 @@ cells.write_summary_figures(
     savings_figure=(out.savings_csv, out.savings_pdf, out.savings_png),
     empirical_figure=(out.empirical_pdf, out.empirical_png),
 )
-write_text(out.paper_vs_ours, cells.paper_vs_ours_text(inp.worked, inp.rates, tables, cfg))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..paper_loader import PAPERS
-from .registry import PAPER_RECORD
+from .claim import PAPER_RECORD
 from .render import summary_rst, verdict_html, verdict_markdown
 from .table import claims_frame, merge_claims
 
@@ -34,7 +34,7 @@ def read_table(path: PathLike) -> pd.DataFrame:
 def write_paper_claims(
     rows: list[dict], out: PathLike, scale: str, page: PathLike | None = None
 ) -> None:
-    """A paper's claims table, its rows labelled with ``scale`` (:func:`.registry.scale_label`),
+    """A paper's claims table, its rows labelled with ``scale`` (:func:`.claim.scale_label`),
     and, when ``page`` is given, its own verdict page (Markdown, generated from the same rows as
     the merged one: :func:`render.verdict_markdown`)."""
     from ..io import write_csv, write_text

@@ -87,7 +87,7 @@ def _check_effect_texts(shown: pd.DataFrame) -> None:
         raise ValueError(
             f"claims {bare} have rows with an effect to plot but no effect text for the "
             "forest plot's axis: give each Claim(..., effect='<what its effect columns "
-            "measure>') in its paper's registry (ensemble_repro.papers.<paper>.registry)"
+            "measure>') in its paper's registry (ensemble_repro.papers.<paper>.claim_list)"
         )
 
 
@@ -121,9 +121,6 @@ def forest_plot(
         A claim with rows to draw has no ``effect`` text.
     """
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     from ..plotting import paper_style, save_figure
 
@@ -132,10 +129,7 @@ def forest_plot(
     shown = _split(rows)[0]
     _check_effect_texts(shown)
     ids = list(dict.fromkeys(shown["claim_id"]))
-    labels = [textwrap.fill(d, LABEL_CHARS) for d in shown["dataset"]]
-    # a row's height in inches: one line of label, or more when it wraps
-    row_h = pd.Series([max(0.32, 0.13 * (t.count("\n") + 1) + 0.1) for t in labels], shown.index)
-    heights = [float(row_h[shown["claim_id"] == c].sum()) + 0.7 for c in ids] or [1.0]
+    heights = _panel_heights(shown, ids)
     fig, axes = plt.subplots(
         len(heights),
         1,
@@ -144,60 +138,16 @@ def forest_plot(
         squeeze=False,
     )
     for ax, cid in zip(axes[:, 0], ids, strict=False):
-        sub = shown[shown["claim_id"] == cid].reset_index(drop=True)
-        log = bool(sub["effect_log"].iloc[0])
-        lo_lim, hi_lim = _limits(sub, log)
-        band_lo = max(float(sub["band_low"].iloc[0]), lo_lim)
-        band_hi = min(float(sub["band_high"].iloc[0]), hi_lim)
-        ax.axvspan(band_lo, band_hi, color=BAND_COLOUR, zorder=0)
-        for y, r in enumerate(sub.itertuples()):
-            colour, marker = VERDICT_STYLE[r.verdict]
-            left = r.effect_low if math.isfinite(r.effect_low) else lo_lim
-            right = r.effect_high if math.isfinite(r.effect_high) else hi_lim
-            ax.plot([left, right], [y, y], color=colour, lw=1.4)
-            for end, edge, direction in (
-                (r.effect_low, lo_lim, "<"),
-                (r.effect_high, hi_lim, ">"),
-            ):
-                if not math.isfinite(end):
-                    ax.plot([edge], [y], marker=direction, color=colour, ms=5)
-            fragile = bool(_text(r.fragile))
-            ax.plot(
-                [r.effect],
-                [y],
-                marker=marker,
-                ms=6,
-                mfc="white" if fragile else colour,
-                mec=colour if fragile else "white",
-                mew=1.2 if fragile else 0.5,
-            )
-            ax.annotate(
-                _margin(r), (1.01, y), xycoords=("axes fraction", "data"), va="center", fontsize=6
-            )
-        ax.set_yticks(range(len(sub)), [textwrap.fill(d, LABEL_CHARS) for d in sub["dataset"]])
-        ax.set_ylim(len(sub) - 0.5, -0.5)
-        if log:
-            ax.set_xscale("log")
-            ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlim(lo_lim, hi_lim)
-        ax.set_xlabel(CLAIMS[cid].effect, labelpad=1)
-        ax.set_title(panel_title(cid), loc="left", fontsize=7)
-        ax.annotate(
-            cid, (1.01, -0.04), xycoords="axes fraction", va="top", fontsize=5, color="#666666"
-        )
+        _draw_panel(ax, shown[shown["claim_id"] == cid].reset_index(drop=True), cid)
     if not ids:
         axes[0, 0].text(0.5, 0.5, "no claim with an effect in this run", ha="center")
         axes[0, 0].set_axis_off()
-    handles = [
-        Line2D([], [], color=c, marker=m, lw=1.4, label=v) for v, (c, m) in VERDICT_STYLE.items()
-    ] + [
-        Line2D([], [], color="#555555", marker="o", mfc="white", lw=0, label="fragile (hollow)"),
-        Patch(color=BAND_COLOUR, label="what the claim allows"),
-    ]
     fig.legend(
-        handles=handles, loc="upper center", ncol=6, bbox_to_anchor=(0.5, 1.0), frameon=False
+        handles=_legend_handles(),
+        loc="upper center",
+        ncol=6,
+        bbox_to_anchor=(0.5, 1.0),
+        frameon=False,
     )
     fig.suptitle(
         f"{PAPERS[paper].title}: each claim's effect with its 95% interval against its margin",
@@ -209,3 +159,72 @@ def forest_plot(
     fig.tight_layout(rect=(0, 0, 0.9, 1 - 0.3 / (sum(heights) + 0.9)))
     save_figure(fig, pdf_path, png_path)
     return shown.set_index("claim_id").loc[ids].reset_index() if ids else shown
+
+
+def _panel_heights(shown: pd.DataFrame, ids: list[str]) -> list[float]:
+    """Each claim's panel height in inches: its rows' (one line of label, or more when it
+    wraps) and room for title and axis; one inch when there is no panel."""
+    labels = [textwrap.fill(d, LABEL_CHARS) for d in shown["dataset"]]
+    row_h = pd.Series([max(0.32, 0.13 * (t.count("\n") + 1) + 0.1) for t in labels], shown.index)
+    return [float(row_h[shown["claim_id"] == c].sum()) + 0.7 for c in ids] or [1.0]
+
+
+def _draw_panel(ax, sub: pd.DataFrame, cid: str) -> None:
+    """One claim's panel: the region it allows, a line per row (:func:`_draw_row`), its
+    axis (log when the claim's effect is a ratio) and title."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    log = bool(sub["effect_log"].iloc[0])
+    lo_lim, hi_lim = _limits(sub, log)
+    band_lo = max(float(sub["band_low"].iloc[0]), lo_lim)
+    band_hi = min(float(sub["band_high"].iloc[0]), hi_lim)
+    ax.axvspan(band_lo, band_hi, color=BAND_COLOUR, zorder=0)
+    for y, r in enumerate(sub.itertuples()):
+        _draw_row(ax, y, r, lo_lim, hi_lim)
+    ax.set_yticks(range(len(sub)), [textwrap.fill(d, LABEL_CHARS) for d in sub["dataset"]])
+    ax.set_ylim(len(sub) - 0.5, -0.5)
+    if log:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(lo_lim, hi_lim)
+    ax.set_xlabel(CLAIMS[cid].effect, labelpad=1)
+    ax.set_title(panel_title(cid), loc="left", fontsize=7)
+    ax.annotate(cid, (1.01, -0.04), xycoords="axes fraction", va="top", fontsize=5, color="#666666")
+
+
+def _draw_row(ax, y: int, r, lo_lim: float, hi_lim: float) -> None:
+    """One row at height ``y``: its interval (an arrow at an unbounded end), its effect
+    (marker: its verdict, hollow when fragile) and the right-margin note (:func:`_margin`)."""
+    colour, marker = VERDICT_STYLE[r.verdict]
+    left = r.effect_low if math.isfinite(r.effect_low) else lo_lim
+    right = r.effect_high if math.isfinite(r.effect_high) else hi_lim
+    ax.plot([left, right], [y, y], color=colour, lw=1.4)
+    for end, edge, direction in ((r.effect_low, lo_lim, "<"), (r.effect_high, hi_lim, ">")):
+        if not math.isfinite(end):
+            ax.plot([edge], [y], marker=direction, color=colour, ms=5)
+    fragile = bool(_text(r.fragile))
+    ax.plot(
+        [r.effect],
+        [y],
+        marker=marker,
+        ms=6,
+        mfc="white" if fragile else colour,
+        mec=colour if fragile else "white",
+        mew=1.2 if fragile else 0.5,
+    )
+    ax.annotate(_margin(r), (1.01, y), xycoords=("axes fraction", "data"), va="center", fontsize=6)
+
+
+def _legend_handles() -> list:
+    """The legend: a marker per verdict, the hollow fragile marker and the allowed region."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    return [
+        Line2D([], [], color=c, marker=m, lw=1.4, label=v) for v, (c, m) in VERDICT_STYLE.items()
+    ] + [
+        Line2D([], [], color="#555555", marker="o", mfc="white", lw=0, label="fragile (hollow)"),
+        Patch(color=BAND_COLOUR, label="what the claim allows"),
+    ]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..paper_loader import PAPERS
-from .registry import PAPER_RECORD, PAPER_SCALE, VERDICT_MD
+from .claim import PAPER_RECORD, PAPER_SCALE, VERDICT_MD
 from .rules import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, VERDICTS
 
 
@@ -159,6 +159,26 @@ def verdict_markdown(
                 "",
             ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+#: The claims-table columns a paper's numbers page copies of each of its claims.
+PAGE_COLUMNS = ("claim_id", "dataset", "verdict", "ours", "interval", "n_repeats")
+
+
+def verdict_section(claims: pd.DataFrame, source: str) -> list[str]:
+    """Markdown lines of a paper's numbers page (``results/<paper>/paper_vs_ours.md``): each
+    row of its claims table ``claims`` (read from ``source``) with its verdict, effect in words
+    and interval, copied from the row, so the page cannot disagree with the table."""
+    lines = [
+        f"## Verdicts (rows of {source})",
+        "",
+        f"Copied from {source}; each claim's rule, robustness and scale are there and in "
+        f"{Path(VERDICT_MD).as_posix()}.",
+        "",
+    ]
+    if not len(claims):
+        return lines + ["No claims rows.", ""]
+    return lines + _md_table(claims[list(PAGE_COLUMNS)]) + [""]
 
 
 def _true(value) -> bool:

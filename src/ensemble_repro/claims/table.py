@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..io import ragged_csv
 from ..paper_loader import CLAIMS, PAPERS
-from .registry import COLUMNS
+from .claim import COLUMNS
 from .rules import INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Interval, flips_in
 
 #: The numeric columns of a claims table (the forest plot reads them).

@@ -99,7 +99,7 @@ class Paper:
     category : str
         Its outputs' category in the Snakemake report.
     claims : tuple of Claim
-        The claims the pipeline checks (:class:`ensemble_repro.claims.registry.Claim`), in
+        The claims the pipeline checks (:class:`ensemble_repro.claims.claim.Claim`), in
         report order.
     rule_keys : mapping
         Rule -> the dotted config keys its jobs read (``{qwyc_data}`` stands for a wildcard).
@@ -183,7 +183,7 @@ class Paper:
         *,
         keys,
         names,
-        registry,
+        claim_list,
         order: int,
         package: str,
         check_config: Callable[[Mapping], list[tuple[list, str]]] = _no_checks,
@@ -211,7 +211,7 @@ class Paper:
             ``job_wildcards``.
         names : module
             ``BENCHMARKS``.
-        registry : module
+        claim_list : module
             ``CLAIMS``.
         cost_units : module, optional
             ``UNIT_FAMILIES``, ``START_MODULES`` and, when the unit-cost table must hold rows
@@ -223,7 +223,7 @@ class Paper:
             key,
             title,
             category,
-            registry.CLAIMS,
+            claim_list.CLAIMS,
             keys.RULE_KEYS,
             keys.DAG_KEYS,
             keys.DAG_PARAM_RULES,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..claims.registry import PAPER_SCALE, VERDICT_MD
+from ..claims.claim import PAPER_SCALE, VERDICT_MD
 from ..claims.render import summary
 from ..claims.table import read_claims
 from ..io import MarkerError, markdown_table, replace_marked_block

@@ -17,7 +17,7 @@ PAPER = Paper.declare(
     "Toy paper",
     keys=declared,
     names=declared,
-    registry=declared,
+    claim_list=declared,
     order=100,
     package=__name__,
     check_config=declared.check_config,

@@ -7,6 +7,6 @@ setup_logging(snakemake.log[0])  # noqa: F821 (Snakemake sets it)
 
 from ensemble_repro_plugins.toy.experiment import write_claims  # noqa: E402
 
-from ensemble_repro.claims.registry import run_scale  # noqa: E402
+from ensemble_repro.claims.claim import run_scale  # noqa: E402
 
 write_claims(snakemake.input[0], snakemake.output[0], run_scale("toy"))  # noqa: F821

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ensemble_repro.claims.registry import Claim
+from ensemble_repro.claims.claim import Claim
 
 #: The claim's margin: the mean of the draws lies within this distance of 0.
 MARGIN = 0.5

@@ -527,8 +527,47 @@ def evaluate(
         (:func:`ensemble_repro.claims.rules.robust_across`).
     """
     rows: list[dict] = []
-    main_agg, others = aggregations[0], list(aggregations[1:])
-    wor = without_replacement
+    checks = _checks(
+        main, jplus, fvr, without_replacement, aggregations, alpha, timing_m_ratio, seed
+    )
+    for claim_id, table, table_wor, check, across in checks:
+        rows += _claim_rows(
+            claim_id, table, table_wor, check, across, datasets, missing, aggregations
+        )
+    present = [ds for ds in datasets if ds not in missing]
+    return rows + _nn_rows(main, jplus, present, aggregations)
+
+
+#: A claim's check: its id, its table, the table under sampling without replacement, its rule
+#: and whether it gets an ``all data sets`` row.
+Check = tuple[str, pd.DataFrame, pd.DataFrame, Callable, bool]
+#: The wall-clock claims, also judged on the CPU clock (a sensitivity setting).
+_TIMED = ("jab.cheaper_than_ensemble", "jab.faster_than_non_ensemble")
+#: The claim judged on every aggregation at once: its only setting is the sampling.
+_EVERY_AGGREGATION = "jab.aggregation_robust"
+
+
+def _at(df: pd.DataFrame, agg: str) -> pd.DataFrame:
+    """The rows of aggregation ``agg`` (and those without one, J+)."""
+    return df[df["aggregation"].isin([agg, "none"])] if len(df) else df
+
+
+def _of(df: pd.DataFrame, ds: str) -> pd.DataFrame:
+    """The rows of data set ``ds``."""
+    return df[df["dataset"] == ds] if len(df) else df
+
+
+def _checks(
+    main: pd.DataFrame,
+    jplus: pd.DataFrame,
+    fvr: pd.DataFrame,
+    wor: pd.DataFrame,
+    aggregations: Sequence[str],
+    alpha: float,
+    timing_m_ratio: float,
+    seed: int,
+) -> list[Check]:
+    """Each claim's check on the tables of :func:`evaluate`, in registry order."""
 
     def with_jplus(df: pd.DataFrame) -> pd.DataFrame:
         return pd.concat([df, jplus], ignore_index=True) if len(jplus) and len(df) else df
@@ -536,18 +575,8 @@ def evaluate(
     def spread(df: pd.DataFrame) -> pd.DataFrame:
         return expand_jplus(df, jplus, aggregations) if len(jplus) and len(df) else df
 
-    def at(df: pd.DataFrame, agg: str) -> pd.DataFrame:
-        return df[df["aggregation"].isin([agg, "none"])] if len(df) else df
-
-    def of(df: pd.DataFrame, ds: str) -> pd.DataFrame:
-        return df[df["dataset"] == ds] if len(df) else df
-
-    present = [ds for ds in datasets if ds not in missing]
-    suffix = f" (aggregation {main_agg}, sampling with replacement)"
-    every_agg = " (every aggregation against the first, sampling with replacement)"
-    # claim -> (its table, the table under sampling without replacement, its rule, across)
-    timed = ("jab.cheaper_than_ensemble", "jab.faster_than_non_ensemble")
-    checks: list[tuple[str, pd.DataFrame, pd.DataFrame, Callable, bool]] = [
+    main_agg = aggregations[0]
+    return [
         ("jab.coverage", with_jplus(main), with_jplus(wor), lambda d: _coverage(d, alpha), True),
         ("jab.theorem1", main, wor, lambda d: _theorem1(d, alpha), False),
         ("jab.width_no_winner", main, wor, _width_no_winner, True),
@@ -568,62 +597,88 @@ def evaluate(
             False,
         ),
         ("jab.fits_o_b", main, wor, _fits, True),
-        # judged on every aggregation at once: its only setting is the sampling
-        ("jab.aggregation_robust", main, wor, lambda d: _aggregations(d, main_agg), True),
+        (_EVERY_AGGREGATION, main, wor, lambda d: _aggregations(d, main_agg), True),
     ]
-    for claim_id, table, table_wor, check, across in checks:
-        whole = claim_id == "jab.aggregation_robust"
-        view = (lambda df, agg: df) if whole else at
-        tail = every_agg if whole else suffix
 
-        def verdict_of(d: pd.DataFrame, check=check) -> str:
-            out = check(d) if len(d) else None
-            return out.verdict if out else ""
 
-        outcomes: dict[str, Outcome] = {}
-        for ds in datasets:
-            if ds in missing:
-                rows.append(
-                    untestable(
-                        claim_id, ds, f"{ds} raw file absent (MEPS needs AHRQ's file: docs/data.md)"
-                    )
+def _claim_rows(
+    claim_id: str,
+    table: pd.DataFrame,
+    table_wor: pd.DataFrame,
+    check: Callable,
+    across: bool,
+    datasets: Sequence[str],
+    missing: Sequence[str],
+    aggregations: Sequence[str],
+) -> list[dict]:
+    """One claim's rows: per data set (untestable when its file is missing or it has no
+    rows), its verdict robust to the other aggregations, the sampling and, for a wall-clock
+    claim, the CPU clock; then the ``all data sets`` row when ``across``."""
+    main_agg, others = aggregations[0], list(aggregations[1:])
+    whole = claim_id == _EVERY_AGGREGATION
+    view = (lambda df, agg: df) if whole else _at
+    tail = (
+        " (every aggregation against the first, sampling with replacement)"
+        if whole
+        else f" (aggregation {main_agg}, sampling with replacement)"
+    )
+
+    def verdict_of(d: pd.DataFrame) -> str:
+        out = check(d) if len(d) else None
+        return out.verdict if out else ""
+
+    rows, outcomes = [], {}
+    for ds in datasets:
+        if ds in missing:
+            rows.append(
+                untestable(
+                    claim_id, ds, f"{ds} raw file absent (MEPS needs AHRQ's file: docs/data.md)"
                 )
-                continue
-            d = of(table, ds)
-            out = check(view(d, main_agg)) if len(d) else None
-            if out is None:
-                rows.append(
-                    untestable(
-                        claim_id,
-                        ds,
-                        "no rows for it in this run's tables (grid switched off, learner or "
-                        "m/n not run)",
-                    )
+            )
+            continue
+        d = _of(table, ds)
+        out = check(view(d, main_agg)) if len(d) else None
+        if out is None:
+            rows.append(
+                untestable(
+                    claim_id,
+                    ds,
+                    "no rows for it in this run's tables (grid switched off, learner or "
+                    "m/n not run)",
                 )
-                continue
-            outcomes[ds] = out
-            aggs = [] if whole else others
-            settings = {a: at(d, a) for a in aggs if (d["aggregation"] == a).any()}
-            settings[SAMPLING_SETTING] = view(of(table_wor, ds), main_agg)
-            if claim_id in timed:  # the same rule on the CPU clock
-                on_cpu = at(d, main_agg).assign(total_seconds=lambda x: x["total_cpu_seconds"])
-                settings[CPU_SETTING] = on_cpu
-                cpu = check(on_cpu)
-                if cpu is not None:
-                    out = replace(out, ours=f"{out.ours}; CPU seconds: {_ratios_text(cpu.parts)}")
-            robust = robust_across(out.verdict, verdict_of, settings)
-            rows.append(_row(claim_id, ds, out, robust, tail))
-        overall = _across(outcomes) if across else None
-        if overall is not None:
-            rows.append(_row(claim_id, ALL_DATASETS, overall, "-", tail))
-    nn = _nn_gain(at(spread(main[main["dataset"].isin(present)]) if len(main) else main, main_agg))
-    if nn is not None:
-        rows.append(_row("jab.bagging_helps_nn", ALL_DATASETS, nn, "-", suffix))
-    else:
-        rows.append(
-            untestable("jab.bagging_helps_nn", ALL_DATASETS, "no NN rows in this run's tables")
-        )
+            )
+            continue
+        outcomes[ds] = out
+        aggs = [] if whole else others
+        settings = {a: _at(d, a) for a in aggs if (d["aggregation"] == a).any()}
+        settings[SAMPLING_SETTING] = view(_of(table_wor, ds), main_agg)
+        if claim_id in _TIMED:  # the same rule on the CPU clock
+            on_cpu = _at(d, main_agg).assign(total_seconds=lambda x: x["total_cpu_seconds"])
+            settings[CPU_SETTING] = on_cpu
+            cpu = check(on_cpu)
+            if cpu is not None:
+                out = replace(out, ours=f"{out.ours}; CPU seconds: {_ratios_text(cpu.parts)}")
+        robust = robust_across(out.verdict, verdict_of, settings)
+        rows.append(_row(claim_id, ds, out, robust, tail))
+    overall = _across(outcomes) if across else None
+    if overall is not None:
+        rows.append(_row(claim_id, ALL_DATASETS, overall, "-", tail))
     return rows
+
+
+def _nn_rows(
+    main: pd.DataFrame, jplus: pd.DataFrame, present: Sequence[str], aggregations: Sequence[str]
+) -> list[dict]:
+    """jab.bagging_helps_nn: one row over the data sets present, at the main aggregation."""
+    main_agg = aggregations[0]
+    suffix = f" (aggregation {main_agg}, sampling with replacement)"
+    ours = main[main["dataset"].isin(present)] if len(main) else main
+    if len(jplus) and len(ours):
+        ours = expand_jplus(ours, jplus, aggregations)
+    nn = _nn_gain(_at(ours, main_agg))
+    if nn is not None:
+        return [_row("jab.bagging_helps_nn", ALL_DATASETS, nn, "-", suffix)]
+    return [untestable("jab.bagging_helps_nn", ALL_DATASETS, "no NN rows in this run's tables")]
 
 
 def write_claims(

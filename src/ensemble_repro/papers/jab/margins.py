@@ -1,6 +1,6 @@
 """Every margin, band and tolerance a J+aB verdict is decided with: one place.
 
-The claims' rule texts (:mod:`.registry`) are written over these constants and the evaluators
+The claims' rule texts (:mod:`.claim_list`) are written over these constants and the evaluators
 (:mod:`.claims`) decide with them, so the two cannot drift apart. Each constant says where it
 comes from: the paper's words, or, marked [I], our reading of them.
 """

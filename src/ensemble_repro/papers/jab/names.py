@@ -7,6 +7,8 @@ the experiment modules to label what they write.
 
 from __future__ import annotations
 
+from ...logs import paper_benchmarks
+
 #: Paper figure numbers: (grid, aggregation, metric) -> figure id.
 JAB_FIGURES = {
     ("main", "mean", "coverage"): "1",
@@ -28,21 +30,20 @@ JAB_TABLES = {"meps": "S1", "blog": "S2", "communities": "S3"}
 #: How figures and tables name the aggregations.
 AGG_LABEL = {"mean": "Mean", "median": "Median", "trimmed_mean": "Trimmed mean"}
 
-#: The ``benchmark:`` file of each J+aB rule that declares one.
-BENCHMARKS = {
-    "jab_main_cell": "results/benchmarks/jab/main/{jab_data}_{jab_learner}_m{jab_m}.tsv",
-    "jab_jplus_cell": "results/benchmarks/jab/jplus/{jab_data}_{jab_learner}.tsv",
-    "jab_fixed_vs_random_cell": (
-        "results/benchmarks/jab/fixed_vs_random/{jab_data}_{jab_learner}_m{jab_m}.tsv"
-    ),
-    "jab_without_replacement_cell": (
-        "results/benchmarks/jab/without_replacement/{jab_data}_{jab_learner}_m{jab_m}.tsv"
-    ),
-    "jab_collect": "results/benchmarks/jab/collect.tsv",
-    "jab_figures": "results/benchmarks/jab/figures.tsv",
-    "jab_tables": "results/benchmarks/jab/tables.tsv",
-    "jab_claims": "results/benchmarks/claims/jab.tsv",
-}
+#: The ``benchmark:`` file of each J+aB rule that declares one (its ``log:`` mirrors it):
+#: ``jab_<grid>_cell`` -> results/benchmarks/jab/<grid>/<wildcards>.tsv.
+BENCHMARKS = paper_benchmarks(
+    "jab",
+    {
+        "main_cell": ("main", "{jab_data}_{jab_learner}_m{jab_m}"),
+        "jplus_cell": ("jplus", "{jab_data}_{jab_learner}"),
+        "fixed_vs_random_cell": ("fixed_vs_random", "{jab_data}_{jab_learner}_m{jab_m}"),
+        "without_replacement_cell": ("without_replacement", "{jab_data}_{jab_learner}_m{jab_m}"),
+        "collect": "",
+        "figures": "",
+        "tables": "",
+    },
+)
 
 
 def jab_figure_ids(aggregations, fixed_vs_random: bool) -> list[str]:

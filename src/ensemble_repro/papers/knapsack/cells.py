@@ -39,7 +39,7 @@ from .margins import (
     KN_LOSS_MARGIN,
     KN_SATURATED,
 )
-from .names import synthetic_size
+from .names import KNAPSACK_PAGE_SETTINGS, KNAPSACK_PAGE_TABLES, synthetic_size
 
 SEARCHES = ("monte_carlo", "simulated_annealing", "stochastic_search")
 #: Setting of the runs under a MAXSTEP of ``knapsack.maxstep_sensitivity``: ``maxstep=<m>``.
@@ -54,29 +54,9 @@ LOSS_TOL = KN_LOSS_MARGIN
 
 
 def settings(cfg: dict) -> dict:
-    """The [I] switches and parameters that shape every knapsack result (named in paper_vs_ours)."""
-    keys = (
-        "cost",
-        "cost_sensitivity",
-        "budget_multiples",
-        "majority",
-        "beta_fit",
-        "size_estimate",
-        "stop_rules",
-        "tail_law",
-        "MAXSTEP",
-        "maxstep_bounds",
-        "maxstep_sensitivity",
-        "member_features",
-        "sa",
-        "stochastic_evaluate",
-        "mc_sampler",
-        "greedy_step",
-        "exhaustive_max_n",
-        "split",
-        "sa_init_check",
-    )
-    return {k: cfg[k] for k in keys}
+    """The [I] switches and parameters that shape every knapsack result (named in paper_vs_ours,
+    :data:`.names.KNAPSACK_PAGE_SETTINGS`)."""
+    return {k: cfg[k] for k in KNAPSACK_PAGE_SETTINGS}
 
 
 def _even(cfg):
@@ -945,14 +925,19 @@ def write_summary_figures(
     kp.model_vs_empirical_figure(runs[runs["strategy"] != "exhaustive"], *empirical_figure)
 
 
-def paper_vs_ours_text(worked_path, rates_path, tables: dict[str, pd.DataFrame], cfg: dict) -> str:
+def paper_vs_ours_text(
+    claims_csv, worked_path, rates_path, tables: dict[str, pd.DataFrame], cfg: dict
+) -> str:
     """Markdown of the paper's quantities next to ours, from the worked example and adversarial
-    tables (``knapsack_examples`` outputs) and :func:`summary_tables`."""
-    from . import plots as kp
+    tables (``knapsack_examples`` outputs) and :func:`summary_tables`, below the verdict rows
+    of the claims table ``claims_csv`` (copied, not recomputed)."""
+    from ...claims.render import verdict_section
+    from ...claims.table import read_claims
+    from .page import paper_vs_ours
 
     rates = pd.read_csv(rates_path, keep_default_na=False, na_values=[""])
     rates[["sampler", "moves"]] = rates[["sampler", "moves"]].fillna("")
-    return kp.paper_vs_ours(
+    return paper_vs_ours(
         pd.read_csv(worked_path),
         rates,
         tables["summary"],
@@ -960,7 +945,16 @@ def paper_vs_ours_text(worked_path, rates_path, tables: dict[str, pd.DataFrame],
         tables["rule_check"],
         cfg["adversarial"]["evaluations"],
         settings(cfg),
+        verdict_section(read_claims(claims_csv), Path(claims_csv).as_posix()),
     )
+
+
+def read_page_tables(paths: dict) -> dict[str, pd.DataFrame]:
+    """The tables of :data:`.names.KNAPSACK_PAGE_TABLES` read back from their CSV files (``paths``: name ->
+    file, as written by the summary job)."""
+    from ...claims.build import read_table
+
+    return {name: read_table(paths[name]) for name in KNAPSACK_PAGE_TABLES}
 
 
 def _all_subsets(n: int) -> np.ndarray:

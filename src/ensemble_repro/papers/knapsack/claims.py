@@ -574,6 +574,21 @@ def _with_spread(iv: Interval, half: float) -> Interval:
     return Interval(iv.estimate, iv.estimate - half, iv.estimate + half, iv.method, iv.n)
 
 
+#: A pool's runs of the main setting and of each named setting (column ``setting``).
+Splits = Mapping[str, tuple[pd.DataFrame, dict[str, pd.DataFrame]]]
+
+
+def _by_setting(runs: Mapping[str, pd.DataFrame]) -> Splits:
+    """Per pool: its runs of the main setting (empty ``setting``) and, per named setting
+    (sensitivity or SA start check), that setting's runs."""
+    splits = {}
+    for pool, r in runs.items():
+        r = r.assign(setting=r["setting"].fillna("") if "setting" in r else "")
+        settings = {k: g for k, g in r.groupby("setting", sort=True) if k}
+        splits[pool] = (r[r["setting"] == ""], settings)
+    return splits
+
+
 def _search_rows(
     runs: Mapping[str, pd.DataFrame],
     main: str | None,
@@ -581,13 +596,14 @@ def _search_rows(
 ) -> list[dict]:
     """stopping_saves, ss_competitive and sa_initial_conditions: one row per pool and an
     overall (random-effects) row."""
-    rows, stop_parts, comp, init = [], {}, {}, {}
-    splits = {}
-    for pool, r in runs.items():
-        r = r.assign(setting=r["setting"].fillna("") if "setting" in r else "")
-        settings = {k: g for k, g in r.groupby("setting", sort=True) if k}
-        splits[pool] = (r[r["setting"] == ""], settings)
-    # ---- stopping_saves
+    splits = _by_setting(runs)
+    return _stopping_rows(splits, main, others) + _competitive_rows(splits) + _init_rows(splits)
+
+
+def _stopping_rows(splits: Splits, main: str | None, others: Sequence[str]) -> list[dict]:
+    """knapsack.stopping_saves: the ``main`` rule's parts per pool (robust to the ``others``
+    rules and the sensitivity settings), then pooled over the pools."""
+    rows, stop_parts = [], {}
     for pool, (r, settings) in splits.items():
         parts = stopping_parts(r, main) if main else {}
         if not parts:
@@ -651,7 +667,13 @@ def _search_rows(
                     need=_parts_need(pooled, "runs per pool"),
                 )
             )
-    # ---- ss_competitive
+    return rows
+
+
+def _competitive_rows(splits: Splits) -> list[dict]:
+    """knapsack.ss_competitive: SS - SA best q per pool (robust to the sensitivity
+    settings), then pooled over the pools."""
+    rows, comp = [], {}
     band = (-KN_COMPETITIVE_MARGIN, math.inf)
     for pool, (r, settings) in splits.items():
         iv = competitive(r)
@@ -690,7 +712,13 @@ def _search_rows(
         lambda re: one_sided(re, low=-KN_COMPETITIVE_MARGIN),
         band,
     )
-    # ---- sa_initial_conditions
+    return rows
+
+
+def _init_rows(splits: Splits) -> list[dict]:
+    """knapsack.sa_initial_conditions: SA's best q from each checked start minus from the
+    configured one per pool, then pooled over the pools."""
+    rows, init = [], {}
     band = (-KN_INIT_MARGIN, KN_INIT_MARGIN)
     for pool, (r, settings) in splits.items():
         for k, g in settings.items():

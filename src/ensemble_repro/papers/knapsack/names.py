@@ -7,6 +7,8 @@ paths, the experiment modules to label what they write.
 
 from __future__ import annotations
 
+from ...logs import paper_benchmarks
+
 #: Pool names of the synthetic Beta pools: ``synthetic_n<size>``.
 SYNTHETIC_PREFIX = "synthetic_n"
 
@@ -28,6 +30,29 @@ def synthetic_size(pool: str) -> int | None:
 KNAPSACK_COSTS = "config/knapsack_costs/{kn_data}.csv"
 #: Where the ``knapsack_costs`` target's measurements land before they are installed.
 KNAPSACK_MEASURED_COSTS = "results/knapsack/costs/{kn_data}.csv"
+#: The ``knapsack:`` settings ([I] switches and parameters) that shape every knapsack result,
+#: named at the top of its numbers page (``results/knapsack/paper_vs_ours.md``).
+KNAPSACK_PAGE_SETTINGS = (
+    "cost",
+    "cost_sensitivity",
+    "budget_multiples",
+    "majority",
+    "beta_fit",
+    "size_estimate",
+    "stop_rules",
+    "tail_law",
+    "MAXSTEP",
+    "maxstep_bounds",
+    "maxstep_sensitivity",
+    "member_features",
+    "sa",
+    "stochastic_evaluate",
+    "mc_sampler",
+    "greedy_step",
+    "exhaustive_max_n",
+    "split",
+    "sa_init_check",
+)
 #: Tables of the knapsack summary: name -> (file stem, Markdown title). Each is written as
 #: <stem>.csv (with a provenance sidecar) and <stem>.md.
 KNAPSACK_TABLES = {
@@ -41,6 +66,8 @@ KNAPSACK_TABLES = {
     "costs": ("cost_model", "FLOP cost model vs measured training time"),
     "beta_fit": ("beta_fit", "Beta law fitted to each UCI pool's member accuracies"),
 }
+#: The summary tables the numbers page shows below the verdicts (``knapsack_claims`` reads them).
+KNAPSACK_PAGE_TABLES = ("summary", "levels", "rule_check")
 #: Tables of the examples job (sections II-IV): name -> file stem, each written as <stem>.csv,
 #: those named in :data:`KNAPSACK_EXAMPLE_MD` also as <stem>.md.
 KNAPSACK_EXAMPLE_TABLES = {
@@ -65,13 +92,16 @@ KNAPSACK_TABLE_CAPTIONS = {
 }
 
 
-#: The ``benchmark:`` file of each knapsack rule that declares one.
-BENCHMARKS = {
-    "knapsack_examples": "results/benchmarks/knapsack/examples.tsv",
-    "knapsack_pool": "results/benchmarks/knapsack/pool/{kn_data}.tsv",
-    "knapsack_measure_costs": "results/benchmarks/knapsack/costs/{kn_data}.tsv",
-    "knapsack_select": "results/benchmarks/knapsack/select/{kn_pool}.tsv",
-    "knapsack_summary": "results/benchmarks/knapsack/summary.tsv",
-    "knapsack_costs": "results/benchmarks/knapsack/costs_install.tsv",
-    "knapsack_claims": "results/benchmarks/claims/knapsack.tsv",
-}
+#: The ``benchmark:`` file of each knapsack rule that declares one (its ``log:`` mirrors it):
+#: ``knapsack_<name>`` -> results/benchmarks/knapsack/<name>/<wildcards>.tsv.
+BENCHMARKS = paper_benchmarks(
+    "knapsack",
+    {
+        "examples": "",
+        "pool": "{kn_data}",
+        "measure_costs": ("costs", "{kn_data}"),
+        "select": "{kn_pool}",
+        "summary": "",
+        "costs": ("costs_install", ""),
+    },
+)

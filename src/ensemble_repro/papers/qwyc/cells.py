@@ -179,9 +179,8 @@ def model_job(dataset: str, q: dict, seed: int, tables: dict):
 
 def _model_job(dataset, q, seed, tables):
     g = q["gbt"]
-    T, beta = g["n_estimators"], q["decision_threshold"]
+    T = g["n_estimators"]
     rates = [float(lr) for lr in g["learning_rates"]]
-    depth = g["max_depth"][dataset]
     Xtr, ytr, Xte, yte, features = _split(dataset, q, seed, tables)
     sizes = sorted({t for t in q["smaller_ensembles"] if t <= T} | {T})
     arrays = {
@@ -193,75 +192,112 @@ def _model_job(dataset, q, seed, tables):
         "n_splits": np.array(q["n_splits"]),
     }
     prog = Progress(len(rates) * (q["n_splits"] + 1), f"{dataset} GBT fits", log)
-    full_test = {}  # learning rate -> test partial sums of the GBT on all training rows
-    for i, lr in enumerate(rates):
-        base, forest = flatten_model(_gbt(q, dataset, lr, seed).fit(Xtr, ytr))
-        _store_forest(arrays, f"full{i}", base, forest)
-        full_test[lr] = partial_sums(forest.contributions(Xte), base, np.arange(T))
-        prog.step(f"all training rows, lr={lr}")
+    full_test = _full_fits(dataset, q, seed, (Xtr, ytr, Xte), arrays, prog)
     rows, small = [], []
     for s in range(q["n_splits"]):
         va, fi = _carve_out(len(ytr), q, seed, s)
-        carve = {}
-        for lr in rates:
-            t0 = time.perf_counter()
-            model = _gbt(q, dataset, lr, seed).fit(Xtr[fi], ytr[fi])
-            secs = time.perf_counter() - t0
-            carve[lr] = flatten_model(model)
-            base, forest = carve[lr]
-            Gva = partial_sums(forest.contributions(Xtr[va]), base, np.arange(T))
-            yva = ytr[va]
-            rows += [
-                {
-                    "dataset": dataset,
-                    "split": s,
-                    "learning_rate": lr,
-                    "max_depth": depth,
-                    "n_trees": t,
-                    "val_log_loss": _log_loss(yva, Gva[:, t - 1]),
-                    "val_accuracy": float(np.mean((Gva[:, t - 1] >= beta) == yva)),
-                    "train_seconds": secs if t == T else np.nan,
-                }
-                for t in sizes
-            ]
-            prog.step(f"split {s}, lr={lr}")
-        search = pd.DataFrame([r for r in rows if r["split"] == s])
-        lr = _best_rate(search, T)
-        best_T = search[search.learning_rate == lr].sort_values("val_log_loss").iloc[0].n_trees
-        log.info(
-            "%s split %d: chosen learning rate %g (validation log-loss at T=%d); best T on the "
-            "validation curve of that rate: %d",
-            dataset,
-            s,
-            lr,
-            T,
-            best_T,
-        )
+        split_rows, carve = _carve_out_fits(dataset, q, seed, s, (Xtr, ytr, va, fi), sizes, prog)
+        rows += split_rows
+        search = pd.DataFrame(split_rows)
+        lr = _chosen_rate(dataset, s, search, T)
         arrays[f"s{s}_validation_rows"], arrays[f"s{s}_train_rows"] = va, fi
         arrays[f"s{s}_learning_rate"] = np.array(lr)
         _store_forest(arrays, f"s{s}_carve", *carve[lr])
-        full_dec = full_test[lr][:, -1] >= beta
-        for t in sizes:
-            tuned = _best_rate(search, t)
-            for method, rate in (("smaller_same_lr", lr), ("smaller_tuned_lr", tuned)):
-                G = full_test[rate][:, t - 1] >= beta
-                small.append(
-                    {
-                        "dataset": dataset,
-                        "split": s,
-                        "method": method,
-                        "label": LABELS[method],
-                        "n_trees": t,
-                        "learning_rate": rate,
-                        "test_mean_evaluated": float(t),
-                        "test_accuracy": float(np.mean(G == yte)),
-                        "test_differences_pct": 100 * float(np.mean(G != full_dec)),
-                    }
-                )
+        small += _smaller_rows(dataset, q, s, lr, search, sizes, full_test, yte)
     search = pd.DataFrame(rows)
     chosen = {s: float(arrays[f"s{s}_learning_rate"]) for s in range(q["n_splits"])}
     search["chosen"] = search.learning_rate == search.split.map(chosen)
     return search, pd.DataFrame(small), arrays
+
+
+def _full_fits(dataset, q, seed, data, arrays, prog) -> dict[float, np.ndarray]:
+    """The GBT of every learning rate on all training rows, stored in ``arrays``
+    (``full<i>``); returns learning rate -> its test partial sums."""
+    Xtr, ytr, Xte = data
+    T = q["gbt"]["n_estimators"]
+    full_test = {}
+    for i, lr in enumerate(float(r) for r in q["gbt"]["learning_rates"]):
+        base, forest = flatten_model(_gbt(q, dataset, lr, seed).fit(Xtr, ytr))
+        _store_forest(arrays, f"full{i}", base, forest)
+        full_test[lr] = partial_sums(forest.contributions(Xte), base, np.arange(T))
+        prog.step(f"all training rows, lr={lr}")
+    return full_test
+
+
+def _carve_out_fits(dataset, q, seed, s, data, sizes, prog) -> tuple[list[dict], dict]:
+    """Split ``s``: the GBT of every learning rate fitted on its fitting rows ``fi``, with its
+    validation log-loss and accuracy on ``va`` at each of ``sizes`` trees. Returns the rows
+    and learning rate -> the flattened ``(base, forest)``."""
+    Xtr, ytr, va, fi = data
+    g = q["gbt"]
+    T, beta, depth = g["n_estimators"], q["decision_threshold"], g["max_depth"][dataset]
+    rows, carve = [], {}
+    for lr in (float(r) for r in g["learning_rates"]):
+        t0 = time.perf_counter()
+        model = _gbt(q, dataset, lr, seed).fit(Xtr[fi], ytr[fi])
+        secs = time.perf_counter() - t0
+        carve[lr] = flatten_model(model)
+        base, forest = carve[lr]
+        Gva = partial_sums(forest.contributions(Xtr[va]), base, np.arange(T))
+        yva = ytr[va]
+        rows += [
+            {
+                "dataset": dataset,
+                "split": s,
+                "learning_rate": lr,
+                "max_depth": depth,
+                "n_trees": t,
+                "val_log_loss": _log_loss(yva, Gva[:, t - 1]),
+                "val_accuracy": float(np.mean((Gva[:, t - 1] >= beta) == yva)),
+                "train_seconds": secs if t == T else np.nan,
+            }
+            for t in sizes
+        ]
+        prog.step(f"split {s}, lr={lr}")
+    return rows, carve
+
+
+def _chosen_rate(dataset: str, s: int, search: pd.DataFrame, T: int) -> float:
+    """Split ``s``'s learning rate: lowest validation log-loss at T trees (logged with the
+    best T on that rate's validation curve)."""
+    lr = _best_rate(search, T)
+    best_T = search[search.learning_rate == lr].sort_values("val_log_loss").iloc[0].n_trees
+    log.info(
+        "%s split %d: chosen learning rate %g (validation log-loss at T=%d); best T on the "
+        "validation curve of that rate: %d",
+        dataset,
+        s,
+        lr,
+        T,
+        best_T,
+    )
+    return lr
+
+
+def _smaller_rows(dataset, q, s, lr, search, sizes, full_test, yte) -> list[dict]:
+    """Split ``s``'s smaller GBTs of each size on test: the first t trees of the full fit at
+    the split's rate ``lr`` and at the rate validated for t trees, against the full one."""
+    beta = q["decision_threshold"]
+    full_dec = full_test[lr][:, -1] >= beta
+    small = []
+    for t in sizes:
+        tuned = _best_rate(search, t)
+        for method, rate in (("smaller_same_lr", lr), ("smaller_tuned_lr", tuned)):
+            G = full_test[rate][:, t - 1] >= beta
+            small.append(
+                {
+                    "dataset": dataset,
+                    "split": s,
+                    "method": method,
+                    "label": LABELS[method],
+                    "n_trees": t,
+                    "learning_rate": rate,
+                    "test_mean_evaluated": float(t),
+                    "test_accuracy": float(np.mean(G == yte)),
+                    "test_differences_pct": 100 * float(np.mean(G != full_dec)),
+                }
+            )
+    return small
 
 
 def _best_rate(search: pd.DataFrame, t: int) -> float:

@@ -12,7 +12,7 @@ The GBT is deterministic under the paper's protocol (``fit_on: train_full``), so
 * the **timing runs** (``timing_runs.csv``), paired across methods within a run.
 
 The learning rate is a sensitivity setting, not a replicate. The rules are stated in the
-registry (:mod:`.registry`) with the margins of :mod:`.margins`.
+registry (:mod:`.claim_list`) with the margins of :mod:`.margins`.
 """
 
 from __future__ import annotations

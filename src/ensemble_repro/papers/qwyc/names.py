@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...logs import paper_benchmarks
+
 #: QWYC* (joint ordering and thresholds, Algorithm 1) and Fan* (Fan et al. on the
 #: individual-MSE ordering): the two methods of the timing table and the paper's claims.
 QWYC_STAR = "qwyc_joint"
@@ -58,16 +60,19 @@ def qwyc_method_names(q: Mapping[str, Any]) -> list[str]:
     ]
 
 
-#: The ``benchmark:`` file of each QWYC rule that declares one.
-BENCHMARKS = {
-    "qwyc_model": "results/benchmarks/qwyc/model/{qwyc_data}.tsv",
-    "qwyc_sweep": "results/benchmarks/qwyc/sweep/{qwyc_data}_{qwyc_method}.tsv",
-    "qwyc_sensitivity": "results/benchmarks/qwyc/sensitivity/{qwyc_data}_{qwyc_setting}.tsv",
-    "qwyc_timing": "results/benchmarks/qwyc/timing/{qwyc_data}.tsv",
-    "qwyc_refits": "results/benchmarks/qwyc/refits/{qwyc_data}.tsv",
-    "qwyc_approximation": "results/benchmarks/qwyc/approximation/{qwyc_data}.tsv",
-    "qwyc_figure": "results/benchmarks/qwyc/figure/{qwyc_data}.tsv",
-    "qwyc_sensitivity_figure": "results/benchmarks/qwyc/sensitivity_figure/{qwyc_data}.tsv",
-    "qwyc_paper_vs_ours": "results/benchmarks/qwyc/paper_vs_ours.tsv",
-    "qwyc_claims": "results/benchmarks/claims/qwyc.tsv",
-}
+#: The ``benchmark:`` file of each QWYC rule that declares one (its ``log:`` mirrors it):
+#: ``qwyc_<name>`` -> results/benchmarks/qwyc/<name>/<wildcards>.tsv.
+BENCHMARKS = paper_benchmarks(
+    "qwyc",
+    {
+        "model": "{qwyc_data}",
+        "sweep": "{qwyc_data}_{qwyc_method}",
+        "sensitivity": "{qwyc_data}_{qwyc_setting}",
+        "timing": "{qwyc_data}",
+        "refits": "{qwyc_data}",
+        "approximation": "{qwyc_data}",
+        "figure": "{qwyc_data}",
+        "sensitivity_figure": "{qwyc_data}",
+        "paper_vs_ours": "",
+    },
+)

@@ -8,6 +8,7 @@ provenance). The runs that produce their inputs are in :mod:`.qwyc`.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -316,7 +317,12 @@ def write_table(df: pd.DataFrame, csv, md, title: str, params: dict, inputs=()) 
     write_provenance(csv, config=params, seed=params.get("seed"), inputs=inputs)
 
 
-def write_paper_vs_ours(table: pd.DataFrame, path, q: dict) -> None:
+def write_paper_vs_ours(table: pd.DataFrame, claims_csv, path, q: dict) -> None:
+    """The paper's numbers page: the verdict rows of ``claims_csv`` (the paper's claims table,
+    copied: :func:`ensemble_repro.claims.render.verdict_section`), then ``table``
+    (:func:`paper_vs_ours`)."""
+    from ...claims.render import verdict_section
+    from ...claims.table import read_claims
     from ...io import markdown_table, write_text
 
     head = (
@@ -329,7 +335,8 @@ def write_paper_vs_ours(table: pd.DataFrame, path, q: dict) -> None:
         "rows depend on the machine. Under fit_on: train_full a number is of one fit (the "
         "carve-outs that chose the same learning rate share it; another rate is a sensitivity "
         "setting, not a repeat); under a carve-out fit_on it is mean +- sd over the carve-outs, "
-        "n their number. The verdicts are in results/claims.csv and results/paper_vs_ours.md."
+        "n their number."
         "\n\n"
     )
-    write_text(path, head + markdown_table(table))
+    verdicts = "\n".join(verdict_section(read_claims(claims_csv), Path(claims_csv).as_posix()))
+    write_text(path, head + verdicts + "\n## Measured numbers\n\n" + markdown_table(table))

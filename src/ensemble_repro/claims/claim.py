@@ -2,7 +2,7 @@
 
 Each :class:`Claim` names its paper item, quotes the paper, and states the metric, the
 decision rule with its tolerance and the result tables it reads. The claims of a paper live in
-its package (``ensemble_repro.papers.<paper>.registry``, listed by
+its package (``ensemble_repro.papers.<paper>.claim_list``, listed by
 :data:`ensemble_repro.paper_loader.CLAIMS`); their evaluators apply exactly these rules, and the
 verdict pages are generated from their output. Output file names are defined here and imported
 by the workflow rules.

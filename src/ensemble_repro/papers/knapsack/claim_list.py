@@ -5,7 +5,7 @@ these rules.
 
 from __future__ import annotations
 
-from ...claims.registry import Claim
+from ...claims.claim import Claim
 from .margins import (
     KN_BOOTSTRAP,
     KN_COMPETITIVE_MARGIN,

@@ -6,7 +6,7 @@ tables it reads.
 
 from __future__ import annotations
 
-from ...claims.registry import Claim
+from ...claims.claim import Claim
 from ...claims.rules import CELL_LEVEL, LEVEL
 from . import margins as mg
 

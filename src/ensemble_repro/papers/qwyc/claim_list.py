@@ -5,7 +5,7 @@ applies exactly these rules.
 
 from __future__ import annotations
 
-from ...claims.registry import Claim
+from ...claims.claim import Claim
 from ...claims.rules import LEVEL
 from . import margins as mg
 
