@@ -29,12 +29,14 @@ from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
 
-from .papers.paper import Paper, union
+from .papers.paper import Paper, RecordCells, union
 
 __all__ = [
     "CLAIMS",
     "PAPERS",
+    "Paper",
     "PaperError",
+    "RecordCells",
     "check_owner",
     "follow",
     "load_plugin",

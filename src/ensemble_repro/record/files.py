@@ -33,8 +33,7 @@ from ..cost.machine import cached_calibration
 from ..cost.units import UnitCosts
 from ..io import atomic_path, write_json, write_text
 from ..logs import JOB_CPU_SUFFIX
-from ..paper_loader import PAPERS
-from ..papers.paper import RecordCells
+from ..paper_loader import PAPERS, RecordCells
 from ..rule_keys import BENCHMARKS, job_keys
 from .manifest import (
     CONFIG_NAME,
