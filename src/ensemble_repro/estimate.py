@@ -9,7 +9,7 @@ The model, in the modules that hold it (:mod:`ensemble_repro.cost`):
 
 - **Jobs**: those of the DAG Snakemake builds for the config (:mod:`.cost.dag`), the jobs
   ``snakemake -n`` lists, with their threads, groups, resources and dependencies.
-- **CPU time of a job**: its rule's cost function (:mod:`.cost.registry`; each paper's beside
+- **CPU time of a job**: its rule's cost function (:mod:`.cost.pricing`; each paper's beside
   its experiment code, with its work model in the module docstring), in measured CPU seconds
   per unit of work (:mod:`.cost.units`, ``unit_costs.csv``: CPU time with one BLAS thread, so
   it holds on a loaded machine), times the rule's calibration factor (measured / estimated CPU
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .cost.dag import Job, config_jobs
 from .cost.machine import UNIT_FAMILIES, core_share, machine_calibration
-from .cost.registry import UnitCostError, check_unit_costs, price
+from .cost.pricing import UnitCostError, check_unit_costs, price
 from .cost.schedule import load_profile, local_wall, slurm_wall
 from .cost.units import UnitCosts
 from .io import MarkerError, replace_marked_block
@@ -108,7 +108,7 @@ def estimate(
     ------
     UnitCostError
         The unit-cost table lacks a unit cost the config's jobs are priced with
-        (:func:`.cost.registry.check_unit_costs`).
+        (:func:`.cost.pricing.check_unit_costs`).
 
     Examples
     --------

@@ -8,7 +8,7 @@ the rules upstream of them too, so that their provenance sidecars (written from 
 name everything that made the table. Each paper's lists live in its package
 (``ensemble_repro.papers.<paper>.keys``, gathered through :data:`ensemble_repro.paper_loader.PAPERS`,
 and again whenever plug-in papers are added);
-the data and report stages' are here. ``tests/test_rerun_triggers.py`` checks these lists
+the data and report stages' are here. ``tests/pipeline/test_rerun_triggers.py`` checks these lists
 against dry runs for every key of the smoke config.
 """
 
@@ -34,7 +34,7 @@ DAG_KEYS: tuple[str, ...] = ()
 DAG_PARAM_RULES: tuple[str, ...] = ()
 
 #: Each paper's claims rule and every rule whose outputs its verdicts are computed from
-#: (``tests/test_hardening_scale.py`` checks them against the rule graph): the keys they read
+#: (``tests/pipeline/test_claims.py`` checks them against the rule graph): the keys they read
 #: make the verdicts' scale label (:func:`verdict_keys`).
 VERDICT_RULES: dict[str, tuple[str, ...]] = {}
 

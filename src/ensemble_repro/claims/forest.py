@@ -87,7 +87,7 @@ def _check_effect_texts(shown: pd.DataFrame) -> None:
         raise ValueError(
             f"claims {bare} have rows with an effect to plot but no effect text for the "
             "forest plot's axis: give each Claim(..., effect='<what its effect columns "
-            "measure>') in its paper's registry (ensemble_repro.papers.<paper>.claim_list)"
+            "measure>') in its paper's claim list (ensemble_repro.papers.<paper>.claim_list)"
         )
 
 

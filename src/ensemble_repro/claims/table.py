@@ -125,7 +125,7 @@ def untestable(claim_id: str, dataset: str, reason: str) -> dict:
 
 
 def claims_frame(rows: list[dict], *, scale: str, made_on: str) -> pd.DataFrame:
-    """The rows as a claims table with the registry's columns, marked with scale and date."""
+    """The rows as a claims table with the columns of :data:`.claim.COLUMNS`, marked with scale and date."""
     df = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("scale", "made_on")])
     df.insert(COLUMNS.index("scale"), "scale", scale)
     df.insert(COLUMNS.index("made_on"), "made_on", made_on)
@@ -137,7 +137,7 @@ LATER_COLUMNS = ("fragile", "effect_cell")
 
 
 def read_claims(path: str | os.PathLike) -> pd.DataFrame:
-    """A claims table, checked: the registry's columns, every row complete, only the verdict
+    """A claims table, checked: the columns of :data:`.claim.COLUMNS`, every row complete, only the verdict
     words. A column of :data:`LATER_COLUMNS` that the table lacks (a record published before
     it existed) is read as empty."""
     ragged = ragged_csv(path)
@@ -168,7 +168,7 @@ def read_claims(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def merge_claims(paper_files: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
-    """Every paper's claims rows in registry order. ``paper_files`` maps paper -> its
+    """Every paper's claims rows in claim-list order. ``paper_files`` maps paper -> its
     ``claims.csv``; a paper whose file does not exist (never run) is left out, a switched-off
     paper's earlier file keeps its rows with the scale and date it was made at."""
     unknown = [p for p in paper_files if p not in PAPERS]

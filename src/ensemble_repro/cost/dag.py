@@ -38,7 +38,7 @@ class DagError(Exception):
 
 @dataclass
 class Job:
-    """One job of the DAG; once priced (:func:`.registry.price`), with its paper and CPU time.
+    """One job of the DAG; once priced (:func:`.pricing.price`), with its paper and CPU time.
 
     Attributes
     ----------

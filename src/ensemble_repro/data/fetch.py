@@ -26,7 +26,7 @@ from typing import Any
 
 from ..io import atomic_path
 from ..logs import get_logger
-from .registry import DataError, RawFile, raw_file
+from .catalog import DataError, RawFile, raw_file
 
 CHUNK = 1 << 20
 #: First 80-byte record of every SAS XPORT (v5) file.

@@ -22,15 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io import read_json, write_json
-from .fetch import (
-    XPORT_MAGIC,
-    gunzip_sha256,
-    mirror_candidates,
-    official_url,
-    resolve_mirror,
-    sha256_file,
-)
-from .registry import (
+from .catalog import (
     DATASETS,
     MEPS_URL,
     RAW_FILES,
@@ -38,6 +30,14 @@ from .registry import (
     RawFile,
     prepared_names_for,
     raw_files_for,
+)
+from .fetch import (
+    XPORT_MAGIC,
+    gunzip_sha256,
+    mirror_candidates,
+    official_url,
+    resolve_mirror,
+    sha256_file,
 )
 
 #: Seconds the MEPS HEAD request may take before MEPS counts as unreachable.

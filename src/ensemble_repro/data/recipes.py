@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ..io import read_parquet, write_json, write_parquet
+from .catalog import DATASETS, DataError, raw_files_for
 from .fetch import sha256_file
-from .registry import DATASETS, DataError, raw_files_for
 
 
 @dataclass

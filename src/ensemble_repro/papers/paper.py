@@ -238,11 +238,15 @@ class Paper:
             docs or f"docs/papers/{key}.md",
             config_defaults,
             config_schema,
-            **({} if cost_units is None else {
-                "unit_families": cost_units.UNIT_FAMILIES,
-                "start_modules": cost_units.START_MODULES,
-                "needed_unit_costs": getattr(cost_units, "needed_unit_costs", _no_unit_costs),
-            }),
+            **(
+                {}
+                if cost_units is None
+                else {
+                    "unit_families": cost_units.UNIT_FAMILIES,
+                    "start_modules": cost_units.START_MODULES,
+                    "needed_unit_costs": getattr(cost_units, "needed_unit_costs", _no_unit_costs),
+                }
+            ),
             record_cells=None if cells is None else cells.RECORD_CELLS,
         )
 

@@ -48,7 +48,7 @@ PROVENANCE_COMMIT_KEY = "commit"
 
 def cost_groups() -> tuple[str, ...]:
     """Parts of the run in the order of the cost table: the papers in use, then ``data`` (a
-    rule's part: :mod:`ensemble_repro.cost.registry`)."""
+    rule's part: :mod:`ensemble_repro.cost.pricing`)."""
     return (*PAPERS, "data")
 
 
@@ -104,7 +104,7 @@ def benchmarks(record: str | os.PathLike) -> list[Benchmark]:
         a benchmark file (it would not count as a job).
     """
     from ..cost.dag import Job
-    from ..cost.registry import RULES
+    from ..cost.pricing import RULES
     from ..estimate import measured
 
     record = Path(record)

@@ -4,7 +4,7 @@ It shows what a plug-in paper declares (``docs/development.md``, "Adding a paper
 config keys and benchmark files and its claim (:mod:`.declared`), the cost of its jobs
 (:mod:`.cost`), its rules file (``rules.smk``, with its thin scripts), its config defaults
 (``config.yaml``) and their schema (``schema.yaml``), and its docs page (``README.md``).
-``tests/test_paper_plugins.py`` runs it through the workflow.
+``tests/pipeline/test_paper_plugins.py`` runs it through the workflow.
 """
 
 from ensemble_repro.papers.paper import Paper

@@ -493,7 +493,7 @@ def evaluate(
     timing_m_ratio: float,
     seed: int,
 ) -> list[dict]:
-    """Claims rows of the J+aB paper (registry claims ``jab.*``), one per claim x data set.
+    """Claims rows of the J+aB paper (the claims ``jab.*``), one per claim x data set.
 
     Parameters
     ----------
@@ -567,7 +567,7 @@ def _checks(
     timing_m_ratio: float,
     seed: int,
 ) -> list[Check]:
-    """Each claim's check on the tables of :func:`evaluate`, in registry order."""
+    """Each claim's check on the tables of :func:`evaluate`, in claim-list order."""
 
     def with_jplus(df: pd.DataFrame) -> pd.DataFrame:
         return pd.concat([df, jplus], ignore_index=True) if len(jplus) and len(df) else df

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...config_rules import MAX_SEED
-from ...data.registry import DATASETS
+from ...data.catalog import DATASETS
 
 
 def check(config: Mapping[str, Any]) -> list[tuple[list, str]]:

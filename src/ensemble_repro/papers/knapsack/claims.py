@@ -1094,7 +1094,7 @@ def evaluate(
     small_seeds: int = 1,
     seed: int = 0,
 ) -> list[dict]:
-    """Claims rows of the knapsack paper (registry claims ``knapsack.*``).
+    """Claims rows of the knapsack paper (the claims ``knapsack.*``).
 
     Parameters
     ----------

@@ -12,7 +12,7 @@ The GBT is deterministic under the paper's protocol (``fit_on: train_full``), so
 * the **timing runs** (``timing_runs.csv``), paired across methods within a run.
 
 The learning rate is a sensitivity setting, not a replicate. The rules are stated in the
-registry (:mod:`.claim_list`) with the margins of :mod:`.margins`.
+claim list (:mod:`.claim_list`) with the margins of :mod:`.margins`.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ from .names import (
 
 #: Methods that are not a pre-selected ordering of the paper (never a rival of QWYC*).
 NOT_RIVALS = (QWYC_STAR, CROSSFIT, SMALLER_SAME_LR)
-#: Claims judged per data set from its test rows, timing and refits, in registry order.
+#: Claims judged per data set from its test rows, timing and refits, in claim-list order.
 CLAIM_IDS = (
     "qwyc.fewer_models",
     "qwyc.beats_fixed_orders",
@@ -785,7 +785,7 @@ def evaluate(
     n_trees: int,
     target_differences: Sequence[float],
 ) -> list[dict]:
-    """Claims rows of the QWYC paper (registry claims ``qwyc.*``), one per claim x data set.
+    """Claims rows of the QWYC paper (the claims ``qwyc.*``), one per claim x data set.
 
     Parameters
     ----------

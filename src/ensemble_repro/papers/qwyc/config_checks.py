@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...config_rules import normalised_repeats
-from ...data.registry import DATASETS
+from ...data.catalog import DATASETS
 from .names import FAN_STAR, qwyc_method_names
 
 

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from ...cost.basic import light, started
 from ...cost.dag import Job
 from ...cost.units import UnitCosts
-from ...data.registry import prepared_names_for
+from ...data.catalog import prepared_names_for
 from .cells import (
     carve_out_size,
     draws_per_split,
