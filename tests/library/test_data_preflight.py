@@ -34,12 +34,16 @@ def _cfg(mirror, sources=("mirror",), base_url=None, require_all=False):
     }
 
 
+#: The two mirror files sonar and banknote need.
+SMALL_FILES = ("sonar.all-data.gz", "data_banknote_authentication.txt.gz")
+
+
 @pytest.fixture
 def small(mirror, tmp_path):
     """A copy of the two mirror files sonar and banknote need, and a raw dir beside it."""
     dst = tmp_path / "mirror" / "uci_binary"
     dst.mkdir(parents=True)
-    for f in ("sonar.all-data.gz", "data_banknote_authentication.txt.gz"):
+    for f in SMALL_FILES:
         shutil.copy(mirror / "uci_binary" / f, dst / f)
     return tmp_path / "mirror", str(tmp_path / "resources" / "raw")
 
@@ -316,29 +320,6 @@ def test_meps_url_is_probed_with_head(tmp_path):
 # Mirror checks: an unreadable file is not called corrupt; a malformed verification cache is
 # ignored (the files are hashed again).
 # ----------------------------------------------------------------------
-FILES = ("sonar.all-data.gz", "data_banknote_authentication.txt.gz")
-
-
-def _mirror_cfg(mirror):
-    return {
-        "mirror": str(mirror),
-        "sources": ["mirror"],
-        "base_url": None,
-        "timeout_seconds": 5,
-        "retries": 1,
-        "require_all": False,
-    }
-
-
-@pytest.fixture
-def sonar_banknote(mirror, tmp_path):
-    dst = tmp_path / "mirror" / "uci_binary"
-    dst.mkdir(parents=True)
-    for f in FILES:
-        shutil.copy(mirror / "uci_binary" / f, dst / f)
-    return tmp_path / "mirror", str(tmp_path / "resources" / "raw")
-
-
 def _deny(monkeypatch, name):
     """Reading ``name`` fails as for a file of another user with mode 600 (the tests run as
     root, which chmod cannot lock out)."""
@@ -352,11 +333,11 @@ def _deny(monkeypatch, name):
     monkeypatch.setattr(fetch_mod.gzip, "open", guarded)
 
 
-def test_unreadable_mirror_file_is_permission_denied_not_corrupt(sonar_banknote, monkeypatch):
-    mirror, raw_dir = sonar_banknote
+def test_unreadable_mirror_file_is_permission_denied_not_corrupt(small, monkeypatch):
+    mirror, raw_dir = small
     _deny(monkeypatch, "sonar.all-data.gz")
     with pytest.raises(DataError) as err:
-        preflight(_mirror_cfg(mirror), NAMES, raw_dir=raw_dir)
+        preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
     msg = str(err.value)
     path = mirror / "uci_binary" / "sonar.all-data.gz"
     assert msg.startswith(f"Mirror file {path} cannot be read: permission denied"), msg
@@ -364,8 +345,8 @@ def test_unreadable_mirror_file_is_permission_denied_not_corrupt(sonar_banknote,
     assert "corrupt" not in msg.replace("is not at fault", "") and "re-copy" not in msg, msg
 
 
-def test_unreadable_mirror_file_when_fetching(sonar_banknote, monkeypatch, tmp_path):
-    mirror, _ = sonar_banknote
+def test_unreadable_mirror_file_when_fetching(small, monkeypatch, tmp_path):
+    mirror, _ = small
     raw = RAW_FILES["uci_binary/sonar.all-data"]
     real_open = open
 
@@ -389,9 +370,9 @@ def test_unreadable_mirror_file_when_fetching(sonar_banknote, monkeypatch, tmp_p
         None,  # an entry of the right file without hashed_ns / sha256
     ],
 )
-def test_malformed_verification_cache_is_ignored(sonar_banknote, content):
-    mirror, raw_dir = sonar_banknote
-    preflight(_mirror_cfg(mirror), NAMES, raw_dir=raw_dir)
+def test_malformed_verification_cache_is_ignored(small, content):
+    mirror, raw_dir = small
+    preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
     cache = mirror.parent / "resources" / ".mirror-verified.json"
     if content is None:
         entries = json.loads(cache.read_text())
@@ -400,7 +381,7 @@ def test_malformed_verification_cache_is_ignored(sonar_banknote, content):
             del entry["sha256"]
         content = json.dumps(entries)
     cache.write_text(content)
-    plan = preflight(_mirror_cfg(mirror), NAMES, raw_dir=raw_dir)
+    plan = preflight(_cfg(mirror), NAMES, raw_dir=raw_dir)
     assert plan.available == NAMES
     rewritten = json.loads(cache.read_text())
     assert isinstance(rewritten, dict) and all("sha256" in e for e in rewritten.values())
