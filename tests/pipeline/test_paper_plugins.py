@@ -78,6 +78,39 @@ def test_nothing_switched_on_names_every_paper_plugged_in(registry, tmp_path):
     ) in str(err.value)
 
 
+def test_a_plugins_record_cells_are_published_and_restored(registry, tmp_path):
+    """The record's file patterns follow the papers in use: a plug-in registered after
+    ``ensemble_repro.record`` was imported has its cells published, restored and verified."""
+    from ensemble_repro.record import files
+
+    folder = _copy_toy(tmp_path)
+    (folder / "cells.py").write_text(
+        "from ensemble_repro.papers.paper import RecordCells\n"
+        "RECORD_CELLS = RecordCells(folder='toy/cells/', suffix='.parquet',\n"
+        "    rules=((r'toy/cells/(?P<toy_part>[^/]+)', 'toy_cell'),),\n"
+        "    in_config=lambda rule, wildcards, config: True, data_wildcard='toy_part',\n"
+        "    label='toy cell')\n"
+    )
+    init = folder / "__init__.py"
+    init.write_text(
+        init.read_text()
+        .replace("from . import declared", "from . import cells, declared")
+        .replace(
+            '    config_schema="schema.yaml",\n',
+            '    config_schema="schema.yaml",\n    cells=cells,\n',
+        )
+    )
+    assert "toy/cells/**/*.parquet" not in files.PUBLISHED_PATTERNS
+    paper_loader.use_plugins([folder])
+    for patterns in (files.CELL_PATTERNS, files.PUBLISHED_PATTERNS, files.RESTORED_PATTERNS):
+        assert "toy/cells/**/*.parquet" in patterns
+    assert files.cells_of("toy/cells/a.parquet").label == "toy cell"
+    assert files.cells_of("toy/cells/a.parquet").job("toy/cells/a.parquet") == (
+        "toy_cell",
+        {"toy_part": "a"},
+    )
+
+
 def test_a_group_writable_plugin_file_is_refused_before_it_runs(registry, tmp_path):
     folder = _copy_toy(tmp_path)
     (folder / "cost.py").chmod(0o664)

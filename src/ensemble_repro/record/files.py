@@ -33,7 +33,7 @@ from ..cost.machine import cached_calibration
 from ..cost.units import UnitCosts
 from ..io import atomic_path, write_json, write_text
 from ..logs import JOB_CPU_SUFFIX
-from ..paper_loader import PAPERS, RecordCells
+from ..paper_loader import PAPERS, RecordCells, follow
 from ..rule_keys import BENCHMARKS, job_keys
 from .manifest import (
     CONFIG_NAME,
@@ -52,37 +52,49 @@ from .runmd import store_notes, write_run_md
 
 #: Each paper's per-job tables a record keeps, from which a later run resumes (its
 #: ``Paper.record_cells``: J+aB's cells of a partly-run grid), in report order.
-RECORD_CELLS = tuple(p.record_cells for p in PAPERS.values() if p.record_cells is not None)
+RECORD_CELLS: list[RecordCells] = []
 #: Their ``Path.glob`` patterns relative to ``results/`` (restored by :func:`restore`).
-CELL_PATTERNS = tuple(cells.pattern for cells in RECORD_CELLS)
+CELL_PATTERNS: list[str] = []
 #: Files published from a run, as ``Path.glob`` patterns relative to its ``results/``: every
 #: result table (and its HTML rendering), the verdict pages, the results index, figures as PNG
 #: (what the report shows: :func:`report_of_record` builds it from these), provenance sidecars,
 #: benchmark files with the jobs' own CPU counts beside them (:data:`.logs.JOB_CPU_SUFFIX`)
 #: and each paper's record cells (:data:`CELL_PATTERNS`). Models, PDFs, logs and prepared
 #: data match none of them.
-PUBLISHED_PATTERNS = (
-    "**/*.csv",
-    "paper_vs_ours.md",
-    "*/paper_vs_ours.md",
-    "paper_vs_ours.html",
-    "claims_summary.rst",
-    "README.md",
-    "html/**/*.html",
-    "**/*.png",
-    "**/*.provenance.json",
-    "benchmarks/**/*.tsv",
-    f"benchmarks/**/*.tsv{JOB_CPU_SUFFIX}",
-    *CELL_PATTERNS,
-)
+PUBLISHED_PATTERNS: list[str] = []
+#: What :func:`restore` copies back into ``results/``: the cells and, of the benchmark files,
+#: those of the cells restored (with their CPU sidecars).
+RESTORED_PATTERNS: list[str] = []
+_BENCHMARK_PATTERNS = ("benchmarks/**/*.tsv", f"benchmarks/**/*.tsv{JOB_CPU_SUFFIX}")
+
+
+def _tables() -> None:
+    """The lists above from the papers in use (:func:`..paper_loader.follow`), in place."""
+    RECORD_CELLS[:] = [p.record_cells for p in PAPERS.values() if p.record_cells is not None]
+    CELL_PATTERNS[:] = [cells.pattern for cells in RECORD_CELLS]
+    PUBLISHED_PATTERNS[:] = [
+        "**/*.csv",
+        "paper_vs_ours.md",
+        "*/paper_vs_ours.md",
+        "paper_vs_ours.html",
+        "claims_summary.rst",
+        "README.md",
+        "html/**/*.html",
+        "**/*.png",
+        "**/*.provenance.json",
+        *_BENCHMARK_PATTERNS,
+        *CELL_PATTERNS,
+    ]
+    RESTORED_PATTERNS[:] = [*CELL_PATTERNS, *_BENCHMARK_PATTERNS]
+
+
+follow(_tables)
+
 #: Directories of ``results/`` never published (prepared data, job logs), whatever matches.
 EXCLUDED_DIRS = ("data", "logs")
 #: The Snakemake report of the run (``snakemake --report results/report.html``): published
 #: when it is at least as new as every other published file, so that it shows the same run.
 REPORT_NAME = "report.html"
-#: What :func:`restore` copies back into ``results/``: the cells and, of the benchmark files,
-#: those of the cells restored (with their CPU sidecars).
-RESTORED_PATTERNS = (*CELL_PATTERNS, "benchmarks/**/*.tsv", f"benchmarks/**/*.tsv{JOB_CPU_SUFFIX}")
 #: The default slice name of a publish.
 DEFAULT_SLICE = "all"
 #: Largest file published, and the budget of the whole record folder (bytes).
