@@ -25,10 +25,12 @@ def _lib_name():
 
 @pytest.fixture
 def env(monkeypatch, tmp_path):
-    """A fresh XDG cache root; no ENSEMBLE_REPRO_CACHE override."""
+    """A fresh XDG cache root, no ENSEMBLE_REPRO_CACHE override, and no library loaded yet in
+    this process."""
     monkeypatch.delenv("ENSEMBLE_REPRO_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    monkeypatch.setattr(timing, "_LOADED", {})
     return tmp_path
 
 
@@ -149,14 +151,6 @@ def _planted_library(path, marker):
     src.unlink()
 
 
-@pytest.fixture
-def unloaded_env(monkeypatch, tmp_path):
-    monkeypatch.delenv("ENSEMBLE_REPRO_CACHE", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setattr(timing, "_LOADED", {})
-    return tmp_path
-
-
 _FLIPPER = """
 import os, sys
 hub, good, evil, uid = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -173,21 +167,19 @@ while True:
 """
 
 
-def test_symlink_flip_raced_against_the_load_never_loads_the_planted_library(
-    unloaded_env, monkeypatch
-):
+def test_symlink_flip_raced_against_the_load_never_loads_the_planted_library(env, monkeypatch):
     """Another user owns a directory on the cache path and flips a link in it between the
     victim's own cache and a copy holding a planted library, as fast as it can, while the
     victim loads the kernel again and again (through a new path each time, so the dynamic
     loader's cache of loaded names never answers in place of the file)."""
-    good = unloaded_env / "good"
+    good = env / "good"
     good.mkdir(mode=0o700)
     timing._compile(good, good / _lib_name())
-    evil = unloaded_env / "evil"
+    evil = env / "evil"
     evil.mkdir(mode=0o755)
-    marker = unloaded_env / "planted-code-ran"
+    marker = env / "planted-code-ran"
     _planted_library(evil / _lib_name(), marker)
-    attacker = unloaded_env / "attacker"
+    attacker = env / "attacker"
     attacker.mkdir(mode=0o755)
     hub = attacker / "hub"
     os.symlink(good, hub)
@@ -216,10 +208,10 @@ def test_symlink_flip_raced_against_the_load_never_loads_the_planted_library(
     assert refused == 300
 
 
-def test_refuses_link_owned_by_another_user(unloaded_env, monkeypatch):
-    own = unloaded_env / "own"
+def test_refuses_link_owned_by_another_user(env, monkeypatch):
+    own = env / "own"
     own.mkdir(mode=0o700)
-    sticky = unloaded_env / "shared"
+    sticky = env / "shared"
     sticky.mkdir()
     os.chmod(sticky, 0o1777)
     link = sticky / "cache"
@@ -233,8 +225,8 @@ def test_refuses_link_owned_by_another_user(unloaded_env, monkeypatch):
     assert os.listdir(own) == []
 
 
-def test_refuses_group_writable_ancestor(unloaded_env, monkeypatch):
-    parent = unloaded_env / "team"
+def test_refuses_group_writable_ancestor(env, monkeypatch):
+    parent = env / "team"
     parent.mkdir()
     os.chmod(parent, 0o775)
     cache = parent / "cache"
@@ -247,8 +239,8 @@ def test_refuses_group_writable_ancestor(unloaded_env, monkeypatch):
     assert os.listdir(cache) == []
 
 
-def test_refuses_ancestor_owned_by_another_user(unloaded_env, monkeypatch):
-    parent = unloaded_env / "theirs"
+def test_refuses_ancestor_owned_by_another_user(env, monkeypatch):
+    parent = env / "theirs"
     parent.mkdir(mode=0o755)
     cache = parent / "cache"
     cache.mkdir(mode=0o700)
@@ -258,12 +250,12 @@ def test_refuses_ancestor_owned_by_another_user(unloaded_env, monkeypatch):
         timing._library()
 
 
-def test_own_link_in_own_directory_is_followed(unloaded_env, monkeypatch):
+def test_own_link_in_own_directory_is_followed(env, monkeypatch):
     """``~/.cache`` linked to a scratch directory of one's own works (nobody else can flip
     it); the cache is created at the link's target."""
-    scratch = unloaded_env / "scratch"
+    scratch = env / "scratch"
     scratch.mkdir(mode=0o700)
-    home = unloaded_env / "home"
+    home = env / "home"
     home.mkdir(mode=0o700)
     os.symlink(scratch, home / "cache")
     monkeypatch.setenv("ENSEMBLE_REPRO_CACHE", str(home / "cache" / "ensemble_repro"))
@@ -272,8 +264,8 @@ def test_own_link_in_own_directory_is_followed(unloaded_env, monkeypatch):
     assert os.listdir(scratch / "ensemble_repro") == [_lib_name()]
 
 
-def test_planted_fifo_is_refused_without_hanging(unloaded_env):
-    cache = unloaded_env / "xdg" / "ensemble-repro"
+def test_planted_fifo_is_refused_without_hanging(env):
+    cache = env / "xdg" / "ensemble-repro"
     cache.mkdir(parents=True, mode=0o700)
     os.mkfifo(cache / _lib_name(), 0o600)
     with pytest.raises(PermissionError, match="not a regular file"):
@@ -296,14 +288,14 @@ timing._library()
 """
 
 
-def test_the_library_loaded_is_the_one_checked(unloaded_env):
+def test_the_library_loaded_is_the_one_checked(env):
     """The file at the cache path is replaced right after the check, in a fresh process (no
     library loaded yet): the loader must still open the checked file, not the new one."""
-    cache = unloaded_env / "cache"
+    cache = env / "cache"
     cache.mkdir(mode=0o700)
     lib = cache / _lib_name()
     timing._compile(cache, lib)
-    marker = unloaded_env / "planted-code-ran"
+    marker = env / "planted-code-ran"
     planted = cache / "planted.so"
     _planted_library(planted, marker)
     os.chmod(planted, 0o700)  # this user's and private: only the swap could let it in
@@ -318,10 +310,10 @@ def test_the_library_loaded_is_the_one_checked(unloaded_env):
     assert not marker.exists(), "the loader opened the file swapped in after the check"
 
 
-def test_a_damaged_library_is_named(unloaded_env):
+def test_a_damaged_library_is_named(env):
     """A library of the right name that the loader cannot map (e.g. cut short by a full
     disk), in a fresh process (none loaded yet under the same /proc/self/fd name)."""
-    cache = unloaded_env / "cache"
+    cache = env / "cache"
     cache.mkdir(mode=0o700)
     lib = cache / _lib_name()
     lib.write_bytes(b"\x7fELF not really")
@@ -339,16 +331,16 @@ def test_a_damaged_library_is_named(unloaded_env):
     assert last.endswith("Delete it; it is compiled again on next use"), last
 
 
-def test_a_failed_compile_shows_what_the_compiler_said(unloaded_env, monkeypatch):
+def test_a_failed_compile_shows_what_the_compiler_said(env, monkeypatch):
     """cc's own words (here the "No space left on device" of a full cache disk) and the
     cache folder, not a CalledProcessError."""
-    cc = unloaded_env / "cc"
+    cc = env / "cc"
     cc.write_text(
         "#!/bin/sh\necho 'cc1: fatal error: cannot write: No space left on device' >&2\nexit 1\n"
     )
     cc.chmod(0o755)
     monkeypatch.setenv("CC", str(cc))
-    cache = unloaded_env / "xdg" / "ensemble-repro"
+    cache = env / "xdg" / "ensemble-repro"
     with pytest.raises(RuntimeError) as info:
         timing._library()
     assert str(info.value) == (
