@@ -15,6 +15,7 @@ from workflow_helpers import REPO, SMOKE, run_snakemake
 
 from ensemble_repro import paper_loader
 from ensemble_repro.config import ConfigError, load_config, validate_config, with_papers
+from ensemble_repro.record import files
 
 TOY = REPO / "tests" / "papers" / "toy"
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -81,8 +82,6 @@ def test_nothing_switched_on_names_every_paper_plugged_in(registry, tmp_path):
 def test_a_plugins_record_cells_are_published_and_restored(registry, tmp_path):
     """The record's file patterns follow the papers in use: a plug-in registered after
     ``ensemble_repro.record`` was imported has its cells published, restored and verified."""
-    from ensemble_repro.record import files
-
     folder = _copy_toy(tmp_path)
     (folder / "cells.py").write_text(
         "from ensemble_repro.papers.paper import RecordCells\n"

@@ -2,11 +2,11 @@
 
 ``benchmarks/calibrate_costs.py`` writes the table (CPU time with one BLAS thread, so it holds
 on a loaded machine). Each row is one unit (``job_start``, a paper's fit or sweep, ...) for
-one key (a data set, a data set and learner or method) at one size; ``rows`` and ``pool_size`` rows are
-counts, ``calibration`` rows the measured / estimated factor of a rule's jobs over whole runs,
-``job_overhead`` rows the CPU seconds a rule's jobs spend beyond that (measured less
-estimated, per job, over small runs), ``kernel`` rows the reference times of the machine
-calibration (:mod:`.machine`).
+one key (a data set, a data set and learner or method) at one size; ``rows`` and
+``pool_size`` rows are counts, ``calibration`` rows the measured / estimated factor of a
+rule's jobs over whole runs, ``job_overhead`` rows the CPU seconds a rule's jobs spend beyond
+that (measured less estimated, per job, over small runs), ``kernel`` rows the reference times
+of the machine calibration (:mod:`.machine`).
 """
 
 from __future__ import annotations
